@@ -110,7 +110,11 @@ def _check_probe(eid: str, probe: dict, episode_text: str) -> list[Violation]:
     if probe["type"] == "reflective_implicit":
         shared = rules.shared_stems(probe["query"], episode_text)
         if shared:
-            out.append(Violation(probe["id"], f"implicit probe shares content-word stems with its episode: {', '.join(shared)}"))
+            out.append(
+                Violation(
+                    probe["id"], f"implicit probe shares content-word stems with its episode: {', '.join(shared)}"
+                )
+            )
         emotional = rules.emotion_words(probe["query"])
         if emotional:
             out.append(Violation(probe["id"], f"implicit probe uses emotion-vocabulary words: {', '.join(emotional)}"))
@@ -141,10 +145,13 @@ def check_corpus(personas: list[dict[str, Any]], reference: datetime) -> list[Vi
     high = Counter(e["valence"] for e in episodes if e["intensity_band"] == "high")
     total_high = sum(high.values())
     if total_high and abs(high["positive"] - high["negative"]) > rules.HIGH_VALENCE_MAX_GAP * total_high:
-        out.append(Violation("corpus", f"high episodes unbalanced: {high['positive']} positive vs {high['negative']} negative"))
+        out.append(
+            Violation("corpus", f"high episodes unbalanced: {high['positive']} positive vs {high['negative']} negative")
+        )
     for bucket in ("short", "long"):
         in_bucket = [
-            e for e in episodes
+            e
+            for e in episodes
             if (m := rules.parse_timestamp(e["date_time"])) and rules.age_bucket(rules.age_days(m, reference)) == bucket
         ]
         if not any(e["intensity_band"] == "high" for e in in_bucket):

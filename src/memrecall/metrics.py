@@ -1,0 +1,91 @@
+"""Ranking metrics over target ranks, vectorised with numpy, and bootstrap confidence intervals.
+
+Names follow one grammar, parsed rather than hard-coded: `recall@k` is 1 when any target is in
+the top k (TREC's Success@k), `recall_all@k` when every target is, `mrr` is the reciprocal rank
+of the first target, `ndcg@k` is binary-relevance nDCG with the 1/log2(rank + 1) discount.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+_METRIC = re.compile(r"^(recall|recall_all|ndcg)@([1-9][0-9]*)$|^(mrr)$")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A parsed metric name: kind is recall, recall_all, ndcg or mrr; k is None for mrr."""
+
+    kind: str
+    k: int | None
+
+    @property
+    def name(self) -> str:
+        """The canonical name, e.g. recall@3 or mrr."""
+        return self.kind if self.k is None else f"{self.kind}@{self.k}"
+
+
+def parse_metric(name: str) -> Metric:
+    """Parse `recall@3`, `recall_all@10`, `ndcg@10` or `mrr`; raise ValueError otherwise."""
+    match = _METRIC.match(name.strip().lower())
+    if not match:
+        raise ValueError(f"unknown metric {name!r}; use recall@k, recall_all@k, ndcg@k or mrr")
+    if match.group(3):
+        return Metric("mrr", None)
+    return Metric(match.group(1), int(match.group(2)))
+
+
+def target_ranks(doc_ids: Sequence[str], targets: frozenset[str]) -> list[float]:
+    """1-based ranks of the targets in a ranking, sorted; inf for a target the ranking lacks."""
+    position = {doc_id: i + 1 for i, doc_id in enumerate(doc_ids)}
+    return sorted(float(position.get(t, np.inf)) for t in targets)
+
+
+def rank_matrix(rank_lists: Sequence[Sequence[float]]) -> np.ndarray:
+    """Pad per-query target ranks into an (n_queries, max_targets) array, NaN where absent."""
+    width = max((len(r) for r in rank_lists), default=1) or 1
+    matrix = np.full((len(rank_lists), width), np.nan)
+    for row, ranks in enumerate(rank_lists):
+        matrix[row, : len(ranks)] = ranks
+    return matrix
+
+
+def metric_values(metric: Metric, ranks: np.ndarray) -> np.ndarray:
+    """Per-query values of one metric from a rank matrix (every row needs at least one target)."""
+    present = ~np.isnan(ranks)
+    safe = np.where(present, ranks, np.inf)
+    first = safe.min(axis=1)
+    if metric.kind == "mrr":
+        return 1.0 / first
+    k = metric.k
+    if metric.kind == "recall":
+        return (first <= k).astype(float)
+    if metric.kind == "recall_all":
+        return np.where(present, safe <= k, True).all(axis=1).astype(float)
+    gains = np.where(safe <= k, 1.0 / np.log2(safe + 1.0), 0.0).sum(axis=1)
+    ideal_count = np.minimum(present.sum(axis=1), k)
+    ideal = np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))[ideal_count - 1]
+    return gains / ideal
+
+
+def group_rng(seed: int, group: str) -> np.random.Generator:
+    """A Generator seeded by (seed, sha256 of the group name): same group, same resamples."""
+    return np.random.default_rng([seed, int.from_bytes(hashlib.sha256(group.encode()).digest()[:8], "big")])
+
+
+def bootstrap_ci(
+    values: np.ndarray, rng: np.random.Generator, resamples: int = 2000, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap CI of the mean over queries for each row of `values` (metrics x queries)."""
+    values = np.atleast_2d(values)
+    n = values.shape[1]
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
+    means = counts @ values.T / n
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    low, high = np.percentile(means, [tail, 100.0 - tail], axis=0)
+    return low, high

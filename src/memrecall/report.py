@@ -1,0 +1,41 @@
+"""Reports: a signed `content` part and an unsigned `env` part."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import socket
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from memrecall import __version__
+from memrecall.io import canonical_json
+
+
+def signature(content: dict[str, Any]) -> str:
+    """sha256 of the content serialised with sorted keys and no spaces."""
+    return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+
+
+def make_report(content: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
+    """Wrap content (signed, with the memrecall version) and env (not signed) into a report."""
+    content = {**content, "memrecall_version": __version__}
+    return {"content": content, "env": env, "signature": signature(content)}
+
+
+def verify(report: dict[str, Any]) -> bool:
+    """True when the report's signature matches its content."""
+    return report.get("signature") == signature(report.get("content", {}))
+
+
+def environment(durations: dict[str, float], **extra: Any) -> dict[str, Any]:
+    """Host, Python, platform, UTC finish time and durations: what stays out of the signature."""
+    return {
+        "host": socket.gethostname(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "durations_seconds": {k: round(v, 3) for k, v in sorted(durations.items())},
+        **extra,
+    }

@@ -1,0 +1,91 @@
+"""Score a Task's rankings: metric values per query, grouped by strata, with bootstrap CIs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memrecall.metrics import Metric, bootstrap_ci, group_rng, metric_values, parse_metric, rank_matrix, target_ranks
+from memrecall.model import Ranking, Task
+
+EPIREC_METRICS = ("recall@3", "recall@1", "mrr")
+EPIREC_GROUPINGS = ((), ("probe_type",), ("probe_type", "intensity_band"), ("probe_type", "age_bucket"))
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """Which metrics, which strata groupings, and how the bootstrap is drawn."""
+
+    metrics: tuple[str, ...] = EPIREC_METRICS
+    groupings: tuple[tuple[str, ...], ...] = EPIREC_GROUPINGS
+    seed: int = 0
+    resamples: int = 2000
+    confidence: float = 0.95
+
+    def describe(self) -> dict:
+        """The config as it is recorded in reports."""
+        return {
+            "metrics": list(self.metrics),
+            "groupings": [grouping_name(g) for g in self.groupings],
+            "bootstrap": {
+                "method": "percentile",
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "confidence": self.confidence,
+                "unit": "query",
+            },
+        }
+
+
+def grouping_name(keys: Sequence[str]) -> str:
+    """`overall` for no keys, else `by_` + keys joined by `_x_`."""
+    return "overall" if not keys else "by_" + "_x_".join(keys)
+
+
+def per_query_values(task: Task, rankings: Mapping[str, Ranking], metrics: Sequence[Metric]) -> np.ndarray:
+    """A (metrics x scored queries) array over the task's queries that have targets, in task order."""
+    scored = [q for q in task.queries if q.targets]
+    missing = [q.id for q in scored if q.id not in rankings]
+    if missing:
+        raise KeyError(f"no ranking for {len(missing)} quer{'y' if len(missing) == 1 else 'ies'}, e.g. {missing[0]}")
+    ranks = rank_matrix([target_ranks(rankings[q.id].doc_ids, q.targets) for q in scored])
+    if not scored:
+        return np.zeros((len(metrics), 0))
+    return np.stack([metric_values(m, ranks) for m in metrics])
+
+
+def summarize(values: np.ndarray, names: Sequence[str], group: str, config: ScoringConfig) -> dict:
+    """Mean and bootstrap CI of each metric over the queries in `values`, with n."""
+    n = values.shape[1]
+    means = values.mean(axis=1)
+    low, high = bootstrap_ci(values, group_rng(config.seed, group), config.resamples, config.confidence)
+    row: dict = {"n": int(n)}
+    for i, name in enumerate(names):
+        row[name] = {"value": float(means[i]), "ci_low": float(low[i]), "ci_high": float(high[i])}
+    return row
+
+
+def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfig = ScoringConfig()) -> dict:
+    """Results overall and per stratum group; queries without targets are counted, not scored."""
+    metrics = [parse_metric(m) for m in config.metrics]
+    names = [m.name for m in metrics]
+    scored = [q for q in task.queries if q.targets]
+    values = per_query_values(task, rankings, metrics)
+    results: dict = {"n_queries": len(task.queries), "n_without_targets": len(task.queries) - len(scored)}
+    for keys in config.groupings:
+        label = grouping_name(keys)
+        if not keys:
+            if scored:
+                results[label] = summarize(values, names, label, config)
+            continue
+        members: dict[str, list[int]] = {}
+        for index, query in enumerate(scored):
+            if all(k in query.strata for k in keys):
+                members.setdefault("/".join(query.strata[k] for k in keys), []).append(index)
+        results[label] = {
+            group: summarize(values[:, idx], names, f"{label}:{group}", config)
+            for group, idx in sorted(members.items())
+        }
+    return results

@@ -1,0 +1,49 @@
+"""Console tables of results: aligned columns, primary metric first, CIs shown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+
+def cell(result: dict, metric: str, with_ci: bool) -> str:
+    """`0.857 [0.80, 0.91]` or `0.857`."""
+    value = result[metric]
+    text = f"{value['value']:.3f}"
+    return f"{text} [{value['ci_low']:.2f}, {value['ci_high']:.2f}]" if with_ci else text
+
+
+def results_table(title: str, rows: Sequence[tuple[str, str, dict]], metrics: Sequence[str]) -> Table:
+    """A table of (system, group, result) rows; the first metric is shown with its CI."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("strategy")
+    table.add_column("probe type")
+    for i, metric in enumerate(metrics):
+        table.add_column(f"{metric} [95% CI]" if i == 0 else metric, justify="right")
+    table.add_column("n", justify="right")
+    previous = None
+    for system, group, result in rows:
+        label = system if system != previous else ""
+        previous = system
+        table.add_row(label, group, *(cell(result, m, i == 0) for i, m in enumerate(metrics)), str(result["n"]))
+    return table
+
+
+def print_table(table: Table) -> None:
+    """Print to stdout without colour codes when stdout is not a terminal."""
+    Console(width=max(100, Console().width)).print(table)
+
+
+def baseline_rows(report: dict) -> list[tuple[str, str, dict]]:
+    """Rows of a baseline report: each strategy's probe types side by side, then overall."""
+    rows = []
+    content = report["content"]
+    for name in content["strategy_order"]:
+        results = content["strategies"][name]["results"]
+        for group, result in results.get("by_probe_type", {}).items():
+            rows.append((name, group, result))
+        if "overall" in results:
+            rows.append((name, "overall", results["overall"]))
+    return rows

@@ -1,0 +1,30 @@
+"""Shared fixtures: tiny tasks you can check by hand, and a shared embedding cache."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memrecall.model import Document, Query
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MINI_RELEASE = FIXTURES / "epirec_mini.json"
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def embedding_cache(tmp_path_factory) -> Path:
+    """One embedding cache folder for the whole test session."""
+    return tmp_path_factory.mktemp("embedding-cache")
+
+
+def doc(doc_id: str, text: str, day: int = 1) -> Document:
+    """A document dated 2025-01-<day> UTC."""
+    return Document(doc_id, text, datetime(2025, 1, day, tzinfo=UTC))
+
+
+def query(text: str, targets=("a",), query_id: str = "q") -> Query:
+    """A query against store s asked at 2025-02-01 UTC."""
+    return Query(query_id, "s", text, datetime(2025, 2, 1, tzinfo=UTC), frozenset(targets))

@@ -1,0 +1,16 @@
+import pytest
+
+from memrecall.model import Ranking, rank_by_score
+
+
+def test_rank_by_score_orders_by_score_then_store_position():
+    ranking = rank_by_score("q", ["a", "b", "c", "d"], [0.5, 0.9, 0.5, 0.1])
+    assert ranking.doc_ids == ("b", "a", "c", "d")
+    assert ranking.scores == (0.9, 0.5, 0.5, 0.1)
+
+
+def test_ranking_rejects_repeated_ids_and_length_mismatch():
+    with pytest.raises(ValueError, match="repeated"):
+        Ranking("q", ("a", "a"), (1.0, 0.5))
+    with pytest.raises(ValueError, match="2 ids but 1 scores"):
+        Ranking("q", ("a", "b"), (1.0,))
