@@ -76,7 +76,7 @@ def main() -> None:
 @click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True, help="Bootstrap resamples.")
 @click.option("--quiet", is_flag=True, help="No progress bars and no table; print only where the report went.")
 def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, resamples, quiet) -> None:
-    """Run reference retrieval strategies on EpiRec and write a signed report."""
+    """Run reference retrievers on EpiRec; write a signed report."""
     from memrecall.baseline import BaselineOptions, epirec_rankings_rows, run_baseline
     from memrecall.io import write_json, write_jsonl
     from memrecall.retrievers import parse_strategies
@@ -106,3 +106,14 @@ def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, 
     click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
     if export_rankings:
         click.echo(f"rankings: {export_rankings}/<strategy>.jsonl")
+
+
+def _register_corpus_commands() -> None:
+    """Attach the corpus commands defined in cli_corpus."""
+    from memrecall import cli_corpus
+
+    for command in (cli_corpus.validate, cli_corpus.build, cli_corpus.audit, cli_corpus.labels):
+        main.add_command(command)
+
+
+_register_corpus_commands()

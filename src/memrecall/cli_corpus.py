@@ -1,0 +1,210 @@
+"""Corpus commands: validate, build, audit and the human label audit."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+ROOT_OPTION = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Checkout to work on (data/personas/, data/epirec_v1.json, data/SHA256SUMS, data/croissant.json).",
+)
+
+
+def _layout(root: Path):
+    from memrecall.corpus.sources import Layout
+
+    return Layout(root.resolve())
+
+
+def _print_counts(counts: dict) -> None:
+    """One line per count group."""
+    click.echo(
+        f"personas: {counts.get('personas', 0)}  episodes: {counts.get('episodes', 0)}  "
+        f"probes: {counts.get('probes', 0)}"
+    )
+    for key in ("intensity_bands", "valences", "age_buckets"):
+        values = counts.get(key, {})
+        click.echo(f"{key}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
+
+
+@click.command()
+@ROOT_OPTION
+def validate(root: Path) -> None:
+    """Check schemas, spec rules, release and checksums."""
+    from memrecall.corpus.validate import validate_root
+
+    result = validate_root(_layout(root))
+    _print_counts(result.counts)
+    for violation in result.violations:
+        click.echo(f"violation: {violation}")
+    if not result.ok:
+        click.echo(f"{len(result.violations)} violation(s)", err=True)
+        sys.exit(1)
+    click.echo("valid: 0 violations")
+
+
+@click.command()
+@ROOT_OPTION
+@click.option("--check", is_flag=True, help="Write nothing; fail if any generated file is stale.")
+def build(root: Path, check: bool) -> None:
+    """Build release, SHA256SUMS and croissant.json."""
+    from memrecall.corpus.build import generated_files, stale_files, write_files
+    from memrecall.corpus.validate import validate_sources
+
+    layout = _layout(root)
+    result = validate_sources(layout)
+    if not result.ok:
+        for violation in result.violations:
+            click.echo(f"violation: {violation}", err=True)
+        click.echo(f"refusing to build: {len(result.violations)} violation(s) in the sources", err=True)
+        sys.exit(1)
+    from memrecall.corpus.sources import load_personas
+
+    files = generated_files(layout, load_personas(layout).personas)
+    if check:
+        stale = stale_files(files)
+        for path in stale:
+            click.echo(f"stale: {layout.display(path)} differs from what build would write", err=True)
+        if stale:
+            sys.exit(1)
+        click.echo("current: " + ", ".join(layout.display(p) for p in files))
+        return
+    written = write_files(files)
+    for path in written:
+        click.echo(f"wrote {layout.display(path)}")
+    if not written:
+        click.echo("up to date: nothing written")
+
+
+@click.command()
+@ROOT_OPTION
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.10,
+    show_default=True,
+    help="Jaccard threshold for episode near-neighbours.",
+)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path),
+    default=Path("docs/ambiguity_candidates.json"),
+    show_default=True,
+    help="Where to write the candidates.",
+)
+def audit(root: Path, threshold: float, output: Path) -> None:
+    """List lexical ambiguity candidates for review."""
+    from memrecall.corpus.audit import audit_personas
+    from memrecall.corpus.sources import load_personas
+    from memrecall.io import write_json
+
+    layout = _layout(root)
+    loaded = load_personas(layout)
+    if loaded.violations:
+        for violation in loaded.violations:
+            click.echo(f"violation: {violation}", err=True)
+        sys.exit(1)
+    result = audit_personas(loaded.personas, threshold)
+    write_json(output, result)
+    counts = result["counts"]
+    click.echo(f"episode pairs with Jaccard >= {threshold:.2f}: {counts['episode_pairs']}")
+    for pair in result["episode_pairs"][:10]:
+        click.echo(f"  {' ~ '.join(pair['episodes'])}  {pair['jaccard']:.3f}  {', '.join(pair['shared'])}")
+    click.echo(
+        f"probes with a rival episode: {counts['probes_with_candidates']} "
+        + "("
+        + ", ".join(f"{k} {v}" for k, v in counts["by_probe_type"].items())
+        + ")"
+    )
+    click.echo(f"written: {output}")
+
+
+@click.group()
+def labels() -> None:
+    """Human label audit: sample, then rater agreement."""
+
+
+@labels.command("sample")
+@ROOT_OPTION
+@click.option("--size", type=click.IntRange(min=1), default=60, show_default=True, help="Episodes to sample.")
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path),
+    default=Path("human_validation/sample_for_rating.csv"),
+    show_default=True,
+    help="Rating sheet to write.",
+)
+def labels_sample(root: Path, size: int, output: Path) -> None:
+    """Write the stratified 60-episode rating sheet."""
+    from memrecall.corpus.labels import sample_csv, sample_episodes
+    from memrecall.corpus.sources import load_personas
+    from memrecall.io import atomic_write_text
+
+    loaded = load_personas(_layout(root))
+    if loaded.violations:
+        for violation in loaded.violations:
+            click.echo(f"violation: {violation}", err=True)
+        sys.exit(1)
+    sample = sample_episodes(loaded.personas, size)
+    atomic_write_text(output, sample_csv(sample))
+    click.echo(f"sampled {len(sample)} episodes -> {output}")
+
+
+@labels.command("agree")
+@ROOT_OPTION
+@click.argument("ratings", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--sample",
+    "sample_path",
+    type=click.Path(path_type=Path),
+    default=Path("human_validation/sample_for_rating.csv"),
+    show_default=True,
+)
+@click.option(
+    "--out-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("human_validation"),
+    show_default=True,
+    help="Where agreement.json and disputes.csv go.",
+)
+def labels_agree(root: Path, ratings: tuple[Path, ...], sample_path: Path, out_dir: Path) -> None:
+    """Score rater agreement (kappa) and list disputes."""
+    import csv
+
+    from memrecall.corpus.labels import LabelsError, agreement, disputes_csv, read_ratings
+    from memrecall.corpus.sources import load_personas
+    from memrecall.io import atomic_write_text, write_json
+
+    if len(ratings) < 2:
+        raise click.BadParameter("give at least two rater files", param_hint="RATINGS")
+    try:
+        sample_ids = [row["episode_id"] for row in csv.DictReader(sample_path.open(encoding="utf-8"))]
+    except (OSError, KeyError) as exc:
+        raise LabelsError(f"{sample_path}: cannot read the sample ({exc})") from None
+    problems, raters = [], {}
+    for path in ratings:
+        try:
+            raters[path.stem] = read_ratings(path, sample_ids)
+        except LabelsError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise LabelsError("\n".join(problems))
+    episodes = {e["id"]: e for p in load_personas(_layout(root)).personas for e in p["episodes"]}
+    unknown = [i for i in sample_ids if i not in episodes]
+    if unknown:
+        raise LabelsError(f"{sample_path}: {len(unknown)} id(s) not in the corpus, e.g. {unknown[0]}")
+    summary, disputes = agreement(raters, {i: episodes[i] for i in sample_ids})
+    write_json(out_dir / "agreement.json", summary)
+    atomic_write_text(out_dir / "disputes.csv", disputes_csv(disputes))
+    for pair, values in summary["pairs"].items():
+        click.echo(
+            f"{pair}: band kappa {values['band_kappa']:.3f}, valence kappa {values['valence_kappa']:.3f}, "
+            f"band exact {values['band_exact']:.2f}, within one {values['band_within_one']:.2f}"
+        )
+    click.echo(f"disputed: {summary['disputed']} of {summary['episodes']} -> {out_dir / 'disputes.csv'}")

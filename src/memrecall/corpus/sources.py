@@ -1,0 +1,110 @@
+"""Read EpiRec checkout files (persona sources, release, checksums) with schema checks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from memrecall.corpus.checks import Violation
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the files of an EpiRec checkout live, relative to its root."""
+
+    root: Path
+
+    @property
+    def personas(self) -> Path:
+        return self.root / "data" / "personas"
+
+    @property
+    def release(self) -> Path:
+        return self.root / "data" / "epirec_v1.json"
+
+    @property
+    def checksums(self) -> Path:
+        return self.root / "data" / "SHA256SUMS"
+
+    @property
+    def croissant(self) -> Path:
+        return self.root / "data" / "croissant.json"
+
+    def display(self, path: Path) -> str:
+        """A path as shown in messages: relative to the root when possible."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
+@dataclass
+class Loaded:
+    """Persona sources that passed the schema, and every problem met while reading."""
+
+    personas: list[dict[str, Any]] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+
+
+@cache
+def schema(name: str) -> dict:
+    """A packaged JSON Schema by file stem: persona, release or rankings_line."""
+    text = resources.files("memrecall").joinpath("schemas", f"{name}.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def schema_violations(document: Any, schema_name: str, where: str) -> list[Violation]:
+    """Every jsonschema error of `document`, each named by file and JSON path."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(schema(schema_name))
+    out = []
+    for error in sorted(validator.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
+        out.append(Violation(f"{where}: {json_path(error.absolute_path)}", f"schema: {error.message}"))
+    return out
+
+
+def json_path(parts) -> str:
+    """`personas[3].episodes[7].date_time` from a jsonschema path deque; `$` for the root."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "$"
+
+
+def read_json_file(path: Path, where: str) -> tuple[Any, list[Violation]]:
+    """Parse a JSON file; on failure return a Violation naming line and column instead."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, [Violation(where, "file is missing")]
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Violation(where, f"cannot read file: {exc}")]
+    try:
+        return json.loads(text), []
+    except json.JSONDecodeError as exc:
+        return None, [Violation(where, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+
+
+def load_personas(layout: Layout) -> Loaded:
+    """Every data/personas/*.json in name order; schema-invalid files are reported, not returned."""
+    loaded = Loaded()
+    if not layout.personas.is_dir():
+        loaded.violations.append(Violation(layout.display(layout.personas), "folder is missing"))
+        return loaded
+    for path in sorted(layout.personas.glob("*.json")):
+        where = layout.display(path)
+        document, problems = read_json_file(path, where)
+        problems = problems or schema_violations(document, "persona", where)
+        loaded.violations.extend(problems)
+        if not problems:
+            loaded.personas.append(document)
+            loaded.files.append(path.stem)
+    if not loaded.files and not loaded.violations:
+        loaded.violations.append(Violation(layout.display(layout.personas), "holds no persona files"))
+    return loaded

@@ -1,0 +1,136 @@
+"""Build small EpiRec source checkouts that pass every spec rule, for corpus tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+PLACES = [
+    "harbour",
+    "bakery",
+    "garage",
+    "library",
+    "market",
+    "station",
+    "rooftop",
+    "orchard",
+    "museum",
+    "stadium",
+    "laundrette",
+    "ferry",
+    "greenhouse",
+    "workshop",
+]
+OBJECTS = [
+    "kettle",
+    "ladder",
+    "violin",
+    "lantern",
+    "bicycle",
+    "notebook",
+    "umbrella",
+    "compass",
+    "blanket",
+    "teapot",
+    "scarf",
+    "trophy",
+    "basket",
+    "camera",
+]
+CUES = [
+    "amber",
+    "birch",
+    "cobalt",
+    "dune",
+    "ember",
+    "fjord",
+    "glacier",
+    "heron",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lagoon",
+    "meadow",
+    "nectar",
+]
+# (band, valence) per episode position: 6 low, 6 high (3 positive, 3 negative), 2 mild
+LABELS = [
+    ("low", "neutral"),
+    ("high", "positive"),
+    ("low", "neutral"),
+    ("high", "negative"),
+    ("mild", "positive"),
+    ("low", "neutral"),
+    ("high", "positive"),
+    ("low", "neutral"),
+    ("high", "negative"),
+    ("mild", "negative"),
+    ("low", "neutral"),
+    ("high", "positive"),
+    ("low", "neutral"),
+    ("high", "negative"),
+]
+# day offsets from 2025-02-01: 13 sessions over 140 days; the last two sessions are under 6 days old
+DAYS = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 145, 145]
+
+
+def persona(number: int) -> dict:
+    """A valid 14-episode persona source; texts differ per persona through its number."""
+    from datetime import UTC, datetime, timedelta
+
+    pid = f"p{number:02d}"
+    episodes = []
+    start = datetime(2025, 2, 1, 9, 0, tzinfo=UTC)
+    for i in range(14):
+        eid = f"{pid}e{i + 1:02d}"
+        moment = start + timedelta(days=DAYS[i], hours=i % 2 * 6 if DAYS[i] == 145 else 0)
+        band, valence = LABELS[i]
+        text = (
+            f"Persona {number} went to the {PLACES[i]} with a {OBJECTS[i]} and wrote down item {i + 1} "
+            f"in the log for day {DAYS[i]}, then walked home slowly along the river."
+        )
+        episodes.append(
+            {
+                "id": eid,
+                "session": min(i + 1, 13),
+                "date_time": moment.isoformat(),
+                "text": text,
+                "emotion": "calm" if band == "low" else "pride",
+                "intensity_band": band,
+                "valence": valence,
+                "probes": [
+                    {
+                        "id": f"{eid}-f",
+                        "type": "factual",
+                        "query": f"What did persona {number} carry to the {PLACES[i]}?",
+                    },
+                    {
+                        "id": f"{eid}-x",
+                        "type": "reflective_explicit",
+                        "query": f"Persona {number} felt calm about the {OBJECTS[i]}.",
+                    },
+                    {
+                        "id": f"{eid}-i",
+                        "type": "reflective_implicit",
+                        "query": f"That {CUES[i]} afternoon number {number + 100} keeps returning.",
+                    },
+                ],
+            }
+        )
+    return {
+        "persona_id": pid,
+        "name": "Ada",
+        "age": 25,
+        "context": "A test persona.",
+        "threads": ["one thread", "another thread"],
+        "episodes": episodes,
+    }
+
+
+def write_checkout(root: Path, personas: list[dict]) -> Path:
+    """Write persona sources under root/data/personas and return root."""
+    folder = root / "data" / "personas"
+    folder.mkdir(parents=True, exist_ok=True)
+    for item in personas:
+        (folder / f"{item['persona_id']}.json").write_text(json.dumps(item, indent=2), encoding="utf-8")
+    return root
