@@ -102,7 +102,8 @@ def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, 
     if not quiet:
         content = run.report["content"]
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} probes"
-        print_table(results_table(title, baseline_rows(run.report), content["scoring"]["metrics"]))
+        metrics = content["scoring"]["metrics"]
+        print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type")))
     click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
     if export_rankings:
         click.echo(f"rankings: {export_rankings}/<strategy>.jsonl")
@@ -110,9 +111,9 @@ def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, 
 
 def _register_corpus_commands() -> None:
     """Attach the corpus commands defined in cli_corpus."""
-    from memrecall import cli_corpus
+    from memrecall import cli_corpus, cli_evaluate
 
-    for command in (cli_corpus.validate, cli_corpus.build, cli_corpus.audit, cli_corpus.labels):
+    for command in (cli_corpus.validate, cli_corpus.build, cli_corpus.audit, cli_corpus.labels, cli_evaluate.evaluate):
         main.add_command(command)
 
 

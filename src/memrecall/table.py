@@ -15,11 +15,16 @@ def cell(result: dict, metric: str, with_ci: bool) -> str:
     return f"{text} [{value['ci_low']:.2f}, {value['ci_high']:.2f}]" if with_ci else text
 
 
-def results_table(title: str, rows: Sequence[tuple[str, str, dict]], metrics: Sequence[str]) -> Table:
+def results_table(
+    title: str,
+    rows: Sequence[tuple[str, str, dict]],
+    metrics: Sequence[str],
+    labels: tuple[str, str] = ("system", "group"),
+) -> Table:
     """A table of (system, group, result) rows; the first metric is shown with its CI."""
     table = Table(title=title, title_justify="left")
-    table.add_column("strategy")
-    table.add_column("probe type")
+    table.add_column(labels[0])
+    table.add_column(labels[1])
     for i, metric in enumerate(metrics):
         table.add_column(f"{metric} [95% CI]" if i == 0 else metric, justify="right")
     table.add_column("n", justify="right")
@@ -36,14 +41,31 @@ def print_table(table: Table) -> None:
     Console(width=max(100, Console().width)).print(table)
 
 
+def system_rows(name: str, results: dict, stratum: str | None) -> list[tuple[str, str, dict]]:
+    """One system's rows: each group of the primary stratum side by side, then overall."""
+    rows = [(name, group, result) for group, result in results.get(f"by_{stratum}", {}).items()] if stratum else []
+    if "overall" in results:
+        rows.append((name, "overall", results["overall"]))
+    return rows
+
+
 def baseline_rows(report: dict) -> list[tuple[str, str, dict]]:
     """Rows of a baseline report: each strategy's probe types side by side, then overall."""
-    rows = []
     content = report["content"]
-    for name in content["strategy_order"]:
-        results = content["strategies"][name]["results"]
-        for group, result in results.get("by_probe_type", {}).items():
-            rows.append((name, group, result))
-        if "overall" in results:
-            rows.append((name, "overall", results["overall"]))
-    return rows
+    return [
+        row
+        for name in content["strategy_order"]
+        for row in system_rows(name, content["strategies"][name]["results"], "probe_type")
+    ]
+
+
+def comparison_table(title: str, rows: Sequence[Sequence[str]], metrics: Sequence[str]) -> Table:
+    """Paired differences: group, then 'diff [CI] p' per metric, then n."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("group")
+    for metric in metrics:
+        table.add_column(f"{metric} diff, CI, p", justify="right")
+    table.add_column("n", justify="right")
+    for row in rows:
+        table.add_row(*row)
+    return table

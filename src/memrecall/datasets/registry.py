@@ -1,0 +1,37 @@
+"""Datasets by name: how to load each into a Task and how its rankings are scored by default."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memrecall.model import Task
+from memrecall.scoring import ScoringConfig
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A loader, the default scoring, and whether rankings must cover the whole store."""
+
+    name: str
+    load: Callable[[Path], Task]
+    scoring: ScoringConfig
+    require_full_rankings: bool
+    primary_stratum: str | None
+
+
+def _epirec() -> DatasetSpec:
+    from memrecall.datasets.epirec import load_epirec
+
+    return DatasetSpec("epirec", load_epirec, ScoringConfig(), require_full_rankings=True, primary_stratum="probe_type")
+
+
+DATASETS: dict[str, Callable[[], DatasetSpec]] = {"epirec": _epirec}
+
+
+def dataset_spec(name: str) -> DatasetSpec:
+    """The spec of a registered dataset; KeyError names the choices."""
+    if name not in DATASETS:
+        raise KeyError(f"unknown dataset {name!r}; choose from {', '.join(sorted(DATASETS))}")
+    return DATASETS[name]()

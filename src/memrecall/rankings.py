@@ -1,0 +1,142 @@
+"""Rankings files in and out: JSONL (EpiRec or generic keys) or TREC runs, strictly checked against a Task."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from memrecall.errors import RankingsError
+from memrecall.model import Ranking, Task
+
+EPIREC_KEYS = ("persona_id", "probe_id", "ranked_episode_ids")
+GENERIC_KEYS = ("store_id", "query_id", "ranked_ids")
+
+
+@dataclass(frozen=True)
+class RankingRow:
+    """One query's ranking as read from a file, with the line it came from."""
+
+    line: int
+    store_id: str | None
+    query_id: str
+    doc_ids: tuple[str, ...]
+
+
+def read_rankings(path: Path) -> tuple[list[RankingRow], list[str]]:
+    """Parse a JSONL or TREC rankings file into rows, plus every format problem with its line."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RankingsError(str(path), [f"cannot read file: {exc}"]) from None
+    lines = text.splitlines()
+    first = next((s.strip() for s in lines if s.strip()), "")
+    if not first:
+        raise RankingsError(str(path), ["file holds no rankings"])
+    return _read_jsonl(lines) if first.startswith("{") else _read_trec(lines)
+
+
+def _read_jsonl(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
+    """One JSON object per line with EpiRec or generic keys."""
+    rows, problems = [], []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        if not isinstance(obj, dict):
+            problems.append(f"line {number}: expected a JSON object, got {type(obj).__name__}")
+            continue
+        keys = EPIREC_KEYS if "probe_id" in obj or "persona_id" in obj else GENERIC_KEYS
+        missing = [k for k in keys if k not in obj]
+        if missing:
+            problems.append(f"line {number}: missing {', '.join(missing)}")
+            continue
+        store, query, ranked = (obj[k] for k in keys)
+        if not isinstance(store, str) or not isinstance(query, str):
+            problems.append(f"line {number}: {keys[0]} and {keys[1]} must be strings")
+            continue
+        if not isinstance(ranked, list) or not all(isinstance(d, str) for d in ranked):
+            problems.append(f"line {number}: {keys[2]} must be an array of strings")
+            continue
+        extra = sorted(set(obj) - set(keys))
+        if extra:
+            problems.append(f"line {number}: unexpected field(s) {', '.join(extra)}")
+            continue
+        rows.append(RankingRow(number, store, query, tuple(ranked)))
+    return rows, problems
+
+
+def _read_trec(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
+    """`qid Q0 docid rank score tag` lines, grouped by qid and ordered by rank."""
+    grouped: dict[str, list[tuple[int, float, str, int]]] = {}
+    problems = []
+    for number, raw in enumerate(lines, start=1):
+        parts = raw.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            problems.append(f"line {number}: expected 6 fields 'qid Q0 docid rank score tag', got {len(parts)}")
+            continue
+        qid, _, docid, rank, score, _ = parts
+        try:
+            entry = (int(rank), -float(score), docid, number)
+        except ValueError:
+            problems.append(f"line {number}: rank must be an integer and score a number")
+            continue
+        grouped.setdefault(qid, []).append(entry)
+    rows = [
+        RankingRow(min(e[3] for e in entries), None, qid, tuple(e[2] for e in sorted(entries)))
+        for qid, entries in grouped.items()
+    ]
+    return rows, problems
+
+
+def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[dict[str, Ranking], list[str]]:
+    """Match rows to the task's queries: each exactly once, known ids, no repeats, full if required."""
+    queries = {q.id: q for q in task.queries}
+    seen: dict[str, int] = {}
+    problems, rankings = [], {}
+    for row in rows:
+        query = queries.get(row.query_id)
+        if query is None:
+            problems.append(f"line {row.line}: unknown query {row.query_id!r}")
+            continue
+        if row.query_id in seen:
+            problems.append(f"line {row.line}: query {row.query_id} already ranked on line {seen[row.query_id]}")
+            continue
+        seen[row.query_id] = row.line
+        if row.store_id is not None and row.store_id != query.store_id:
+            problems.append(f"line {row.line}: {row.query_id} belongs to store {query.store_id}, not {row.store_id}")
+            continue
+        store_ids = {d.id for d in task.stores[query.store_id]}
+        repeated = sorted({d for d in row.doc_ids if row.doc_ids.count(d) > 1})
+        unknown = [d for d in row.doc_ids if d not in store_ids]
+        absent = sorted(store_ids - set(row.doc_ids))
+        if repeated:
+            problems.append(f"line {row.line}: {row.query_id} ranks {', '.join(repeated)} more than once")
+        if unknown:
+            problems.append(f"line {row.line}: {row.query_id} ranks unknown id(s) {', '.join(unknown[:5])}")
+        if require_full and absent and not unknown:
+            problems.append(
+                f"line {row.line}: {row.query_id} leaves out {len(absent)} document(s): " + ", ".join(absent[:5])
+            )
+        if repeated or unknown or (require_full and absent):
+            continue
+        count = len(row.doc_ids)
+        rankings[row.query_id] = Ranking(row.query_id, row.doc_ids, tuple(float(count - i) for i in range(count)))
+    missing = [q.id for q in task.queries if q.id not in seen]
+    problems.extend(f"missing query {q}" for q in missing)
+    return rankings, problems
+
+
+def load_rankings(path: Path, task: Task, require_full: bool) -> dict[str, Ranking]:
+    """Read and check a rankings file; raise RankingsError listing every problem."""
+    rows, problems = read_rankings(path)
+    rankings, mismatches = check_rows(rows, task, require_full)
+    if problems or mismatches:
+        raise RankingsError(str(path), problems + mismatches)
+    return rankings

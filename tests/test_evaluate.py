@@ -1,0 +1,117 @@
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import MINI_RELEASE
+
+from memrecall.cli import main
+from memrecall.compare import randomisation_p
+from memrecall.metrics import group_rng
+from memrecall.report import verify
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory, embedding_cache):
+    out = tmp_path_factory.mktemp("export")
+    result = run(
+        "baseline",
+        "--data",
+        MINI_RELEASE,
+        "--output",
+        out / "baseline.json",
+        "--quiet",
+        "--strategies",
+        "recency,hashing,fts5",
+        "--export-rankings",
+        out / "rk",
+        "--cache-dir",
+        embedding_cache,
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def evaluate(exported, name, *extra):
+    output = exported / f"{name}.eval.json"
+    result = run("evaluate", exported / "rk" / f"{name}.jsonl", "--data", MINI_RELEASE, "--output", output, *extra)
+    return result, output
+
+
+@pytest.mark.parametrize("name", ["recency", "hashing", "fts5"])
+def test_exported_rankings_replay_to_exactly_the_baseline_numbers(exported, name):
+    result, output = evaluate(exported, name)
+    assert result.exit_code == 0, result.output
+    report = json.loads(output.read_text())
+    baseline = json.loads((exported / "baseline.json").read_text())
+    assert verify(report)
+    assert report["content"]["system"]["results"] == baseline["content"]["strategies"][name]["results"]
+    assert report["content"]["task"]["source_sha256"] == baseline["content"]["task"]["source_sha256"]
+    assert len(report["content"]["system"]["rankings_sha256"]) == 64
+
+
+def test_compare_reports_paired_differences_by_probe_type(exported):
+    result, output = evaluate(exported, "hashing", "--compare", exported / "rk" / "recency.jsonl")
+    assert result.exit_code == 0, result.output
+    comparison = json.loads(output.read_text())["content"]["comparison"]["by_group"]
+    assert sorted(comparison) == ["factual", "overall", "reflective_explicit", "reflective_implicit"]
+    factual = comparison["factual"]["recall@1"]
+    # hashing puts every factual target first (8/8); recency only the newest episode of each store (2/8)
+    assert (factual["a"], factual["b"], factual["difference"]) == (1.0, 0.25, 0.75)
+    assert factual["ci_low"] <= 0.75 <= factual["ci_high"]
+    assert 0 < factual["p_value"] < 0.05
+    assert comparison["overall"]["n"] == 24
+
+
+def test_trec_run_is_accepted(exported, tmp_path):
+    lines = []
+    for row in map(json.loads, (exported / "rk" / "hashing.jsonl").read_text().splitlines()):
+        for rank, doc in enumerate(row["ranked_episode_ids"], start=1):
+            lines.append(f"{row['probe_id']} Q0 {doc} {rank} {10 - rank}.5 hashing")
+    trec = tmp_path / "hashing.trec"
+    trec.write_text("\n".join(reversed(lines)) + "\n")
+    result = run("evaluate", trec, "--data", MINI_RELEASE, "--output", tmp_path / "t.json")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "t.json").read_text())
+    baseline = json.loads((exported / "baseline.json").read_text())
+    assert report["content"]["system"]["results"] == baseline["content"]["strategies"]["hashing"]["results"]
+
+
+def test_every_problem_is_reported_with_its_line_and_no_report_is_written(exported, tmp_path):
+    rows = [json.loads(x) for x in (exported / "rk" / "recency.jsonl").read_text().splitlines()]
+    rows[1]["ranked_episode_ids"] = rows[1]["ranked_episode_ids"][:3]  # line 2: partial
+    rows[2]["ranked_episode_ids"][0] = rows[2]["ranked_episode_ids"][1]  # line 3: repeat
+    rows[3]["ranked_episode_ids"][0] = "t01e99"  # line 4: unknown doc
+    rows[4]["probe_id"] = "t01e01-f"  # line 5: duplicate query
+    rows[5]["persona_id"] = "t02"  # line 6: wrong store
+    lines = [json.dumps(r) for r in rows] + ["[1, 2]", "{not json", json.dumps({"probe_id": "x"})]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    output = tmp_path / "never.json"
+    result = run("evaluate", bad, "--data", MINI_RELEASE, "--output", output)
+    assert result.exit_code == 1
+    text = result.output
+    for expected in [
+        "line 2: t01e01-x leaves out 1 document(s)",
+        "line 3: t01e01-i ranks",
+        "line 4: t01e02-f ranks unknown id(s) t01e99",
+        "line 5: query t01e01-f already ranked on line 1",
+        "line 6: t01e02-i belongs to store t01, not t02",
+        "line 25: expected a JSON object, got list",
+        "line 26: not valid JSON",
+        "line 27: missing persona_id, ranked_episode_ids",
+        "missing query t01e02-x",
+    ]:
+        assert expected in text, expected
+    assert not output.exists()
+
+
+def test_randomisation_p_values():
+    rng = group_rng(0, "x")
+    assert randomisation_p(np.zeros(10), rng, 500) == 1.0
+    # all 12 differences +1: only the all-plus flip (prob 2^-12) is as extreme in either direction
+    assert randomisation_p(np.ones(12), group_rng(0, "y"), 2000) < 0.01
