@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memrecall.compare import compare_systems
 from memrecall.datasets.epirec import load_epirec
 from memrecall.embeddings import Encoder, cache_dir, resolve_model
 from memrecall.model import Ranking, Task
 from memrecall.report import environment, make_report
-from memrecall.retrievers import NEEDS_ENCODER, build_retriever
+from memrecall.retrievers import ABLATIONS, NEEDS_ENCODER, build_retriever
 from memrecall.runner import run_task
 from memrecall.scoring import ScoringConfig, score_task
 
@@ -64,12 +65,29 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
         "strategy_order": list(options.strategies),
         "strategies": strategies,
     }
+    ablations = ablation_comparisons(task, rankings, options.scoring)
+    if ablations:
+        content["ablations"] = ablations
     if any(n in NEEDS_ENCODER for n in options.strategies):
         content["model"] = shared_encoder().describe()
     extra = {}
     if encoder:
         extra = {"model_origin": encoder[0].source.origin, "texts_encoded": encoder[0].encoded_count}
     return BaselineRun(task, rankings, make_report(content, environment(durations, **extra)))
+
+
+def ablation_comparisons(task: Task, rankings: dict[str, dict[str, Ranking]], scoring: ScoringConfig) -> list[dict]:
+    """Each strategy against its removal ablation, paired, by probe type; only pairs that both ran."""
+    return [
+        {
+            "strategy": full,
+            "ablation": reduced,
+            "removes": removed,
+            "by_group": compare_systems(task, rankings[full], rankings[reduced], scoring),
+        }
+        for full, reduced, removed in ABLATIONS
+        if full in rankings and reduced in rankings
+    ]
 
 
 def task_identity(task: Task) -> dict:

@@ -14,9 +14,21 @@ from memrecall.retrievers.hashing import HashingRetriever
 from memrecall.retrievers.recency import RecencyRetriever
 
 BASELINE_STRATEGIES = ("recency", "hashing", "dense", "fts5", "hybrid")
-NEEDS_ENCODER = {"dense", "hybrid"}
+MEMORY_MODEL_STRATEGIES = ("time-decay", "salience-oracle", "salience-vader", "gated")
+ALL_STRATEGIES = BASELINE_STRATEGIES + MEMORY_MODEL_STRATEGIES
+NEEDS_ENCODER = {"dense", "hybrid", *MEMORY_MODEL_STRATEGIES}
+# (strategy, its ablation, what the ablation removes): reported as paired comparisons when both ran
+ABLATIONS = (
+    ("time-decay", "dense", "time decay"),
+    ("salience-oracle", "dense", "oracle salience"),
+    ("salience-vader", "dense", "estimated salience"),
+    ("gated", "salience-vader", "the gate"),
+    ("gated", "dense", "gated salience"),
+)
 
 __all__ = [
+    "ABLATIONS",
+    "ALL_STRATEGIES",
     "BASELINE_STRATEGIES",
     "Retriever",
     "TaskAware",
@@ -26,7 +38,7 @@ __all__ = [
 ]
 
 
-def parse_strategies(text: str, known: Sequence[str] = BASELINE_STRATEGIES) -> list[str]:
+def parse_strategies(text: str, known: Sequence[str] = ALL_STRATEGIES) -> list[str]:
     """Split a comma list of strategy names, rejecting unknown or repeated ones."""
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
@@ -51,4 +63,8 @@ def build_retriever(name: str, encoder: Callable[[], Encoder], show_progress: bo
         return DenseRetriever(encoder(), show_progress)
     if name == "hybrid":
         return HybridRetriever([Fts5Retriever(), DenseRetriever(encoder(), show_progress)])
+    if name in MEMORY_MODEL_STRATEGIES:
+        from memrecall.retrievers.memory_models import build_memory_model
+
+        return build_memory_model(name, DenseRetriever(encoder(), show_progress))
     raise ConfigError(f"unknown strategy {name!r}")
