@@ -94,3 +94,21 @@ def test_invalid_json_reports_line_and_column(tmp_path):
 def test_missing_file_is_a_dataset_error(tmp_path):
     with pytest.raises(DatasetError, match="cannot read file"):
         load_epirec(tmp_path / "absent.json")
+
+
+def test_label_disputed_episodes_leave_band_and_valence_groupings(release):
+    from memrecall.model import Ranking
+    from memrecall.scoring import score_task
+
+    release["personas"][0]["episodes"][1]["label_disputed"] = True
+    task = epirec_task(release, "x.json", "0" * 64)
+    disputed = {q.id: q for q in task.queries}["t01e02-f"]
+    assert "intensity_band" not in disputed.strata and disputed.strata["label_disputed"] == "true"
+    perfect = {q.id: Ranking(q.id, (next(iter(q.targets)),), (1.0,)) for q in task.queries}
+    results = score_task(task, perfect)
+    assert results["left_out_of_grouping"] == {"by_probe_type_x_intensity_band": 3}
+    assert results["by_probe_type_x_intensity_band"]["factual/high"]["n"] == 3
+    assert results["by_probe_type_x_age_bucket"]["factual/long"]["n"] == 5
+    release["personas"][0]["episodes"][1]["label_disputed"] = "yes"
+    with pytest.raises(DatasetError, match=r"episodes\[1\].label_disputed: expected true or false"):
+        epirec_task(release, "x.json", "0" * 64)

@@ -68,7 +68,11 @@ def summarize(values: np.ndarray, names: Sequence[str], group: str, config: Scor
 
 
 def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfig = ScoringConfig()) -> dict:
-    """Results overall and per stratum group; queries without targets are counted, not scored."""
+    """Results overall and per stratum group; queries without targets are counted, not scored.
+
+    A query lacking a stratum key (e.g. an EpiRec episode marked label_disputed has no band or
+    valence) is left out of the groupings using that key, and counted under left_out_of_grouping.
+    """
     metrics = [parse_metric(m) for m in config.metrics]
     names = [m.name for m in metrics]
     scored = [q for q in task.queries if q.targets]
@@ -84,6 +88,9 @@ def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfi
         for index, query in enumerate(scored):
             if all(k in query.strata for k in keys):
                 members.setdefault("/".join(query.strata[k] for k in keys), []).append(index)
+        left_out = len(scored) - sum(len(m) for m in members.values())
+        if left_out:
+            results.setdefault("left_out_of_grouping", {})[label] = left_out
         results[label] = {
             group: summarize(values[:, idx], names, f"{label}:{group}", config)
             for group, idx in sorted(members.items())

@@ -68,6 +68,9 @@ def _episode(
     valence = _choice(source, episode, "valence", path, VALENCES)
     emotion = field(source, episode, "emotion", path, str, "a string")
     bucket = age_bucket(age_days(moment, reference))
+    disputed = episode.get("label_disputed", False)
+    if not isinstance(disputed, bool):
+        raise DatasetError(source, f"{path}.label_disputed", "expected true or false")
     labels = {"emotion": emotion, "intensity_band": band, "valence": valence, "age_bucket": bucket}
     document = Document(episode_id, text, moment, labels)
     queries = []
@@ -79,6 +82,8 @@ def _episode(
         probe_type = _choice(source, probe, "type", q_path, PROBE_TYPES)
         text_q = field(source, probe, "query", q_path, str, "a string")
         strata = {"probe_type": probe_type, "intensity_band": band, "valence": valence, "age_bucket": bucket}
+        if disputed:
+            strata = {"probe_type": probe_type, "age_bucket": bucket, "label_disputed": "true"}
         queries.append(Query(probe_id, persona_id, text_q, reference, frozenset({episode_id}), strata))
     return document, queries
 
