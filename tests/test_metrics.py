@@ -79,3 +79,11 @@ def test_group_rng_differs_by_group_and_seed():
     a = group_rng(0, "a").integers(0, 1 << 30, 4).tolist()
     assert a != group_rng(0, "b").integers(0, 1 << 30, 4).tolist()
     assert a != group_rng(1, "a").integers(0, 1 << 30, 4).tolist()
+
+
+def test_ndcg_lme_uses_longmemevals_discount():
+    # LongMemEval's DCG: rank 1 weight 1, rank r >= 2 weight 1/log2(r); so rank 2 counts fully
+    assert values("ndcg_lme@10", [[2.0]]) == [1.0]
+    assert values("ndcg_lme@10", [[3.0]]) == pytest.approx([1 / math.log2(3)])
+    assert values("ndcg_lme@10", [[1.0, 3.0]]) == pytest.approx([(1 + 1 / math.log2(3)) / 2])
+    assert values("ndcg_lme@2", [[3.0]]) == [0.0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memrecall.baseline import task_identity
@@ -11,7 +11,7 @@ from memrecall.datasets.jsonfile import file_sha256
 from memrecall.datasets.registry import dataset_spec
 from memrecall.rankings import load_rankings
 from memrecall.report import environment, make_report
-from memrecall.scoring import ScoringConfig, score_task
+from memrecall.scoring import score_task
 
 
 @dataclass
@@ -30,7 +30,7 @@ def evaluate_rankings(options: EvaluateOptions) -> dict:
     """Load the task and rankings (strictly), score them, and sign the report."""
     spec = dataset_spec(options.dataset)
     task = spec.load(options.data)
-    scoring = ScoringConfig(spec.scoring.metrics, spec.scoring.groupings, options.seed, options.resamples)
+    scoring = replace(spec.scoring, seed=options.seed, resamples=options.resamples)
     system = load_rankings(options.rankings, task, spec.require_full_rankings)
     content: dict = {
         "kind": "evaluate",

@@ -2,7 +2,9 @@
 
 Names follow one grammar, parsed rather than hard-coded: `recall@k` is 1 when any target is in
 the top k (TREC's Success@k), `recall_all@k` when every target is, `mrr` is the reciprocal rank
-of the first target, `ndcg@k` is binary-relevance nDCG with the 1/log2(rank + 1) discount.
+of the first target, `ndcg@k` is binary-relevance nDCG with the 1/log2(rank + 1) discount, and
+`ndcg_lme@k` is the variant in LongMemEval's own retrieval evaluation, whose DCG gives rank 1
+weight 1 and rank r >= 2 weight 1/log2(r) (so ranks 1 and 2 count the same).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_METRIC = re.compile(r"^(recall|recall_all|ndcg)@([1-9][0-9]*)$|^(mrr)$")
+_METRIC = re.compile(r"^(recall|recall_all|ndcg|ndcg_lme)@([1-9][0-9]*)$|^(mrr)$")
 
 
 @dataclass(frozen=True)
@@ -31,10 +33,10 @@ class Metric:
 
 
 def parse_metric(name: str) -> Metric:
-    """Parse `recall@3`, `recall_all@10`, `ndcg@10` or `mrr`; raise ValueError otherwise."""
+    """Parse `recall@3`, `recall_all@10`, `ndcg@10`, `ndcg_lme@10` or `mrr`; raise ValueError otherwise."""
     match = _METRIC.match(name.strip().lower())
     if not match:
-        raise ValueError(f"unknown metric {name!r}; use recall@k, recall_all@k, ndcg@k or mrr")
+        raise ValueError(f"unknown metric {name!r}; use recall@k, recall_all@k, ndcg@k, ndcg_lme@k or mrr")
     if match.group(3):
         return Metric("mrr", None)
     return Metric(match.group(1), int(match.group(2)))
@@ -67,10 +69,21 @@ def metric_values(metric: Metric, ranks: np.ndarray) -> np.ndarray:
         return (first <= k).astype(float)
     if metric.kind == "recall_all":
         return np.where(present, safe <= k, True).all(axis=1).astype(float)
-    gains = np.where(safe <= k, 1.0 / np.log2(safe + 1.0), 0.0).sum(axis=1)
+    discount = _lme_discount if metric.kind == "ndcg_lme" else _standard_discount
+    gains = np.where(safe <= k, discount(np.where(safe <= k, safe, 1.0)), 0.0).sum(axis=1)
     ideal_count = np.minimum(present.sum(axis=1), k)
-    ideal = np.cumsum(1.0 / np.log2(np.arange(2, k + 2)))[ideal_count - 1]
+    ideal = np.cumsum(discount(np.arange(1, k + 1, dtype=float)))[ideal_count - 1]
     return gains / ideal
+
+
+def _standard_discount(ranks: np.ndarray) -> np.ndarray:
+    """1 / log2(rank + 1)."""
+    return 1.0 / np.log2(ranks + 1.0)
+
+
+def _lme_discount(ranks: np.ndarray) -> np.ndarray:
+    """1 at rank 1, 1 / log2(rank) after (LongMemEval's eval_utils DCG)."""
+    return np.where(ranks <= 1.0, 1.0, 1.0 / np.log2(np.maximum(ranks, 2.0)))
 
 
 def group_rng(seed: int, group: str) -> np.random.Generator:

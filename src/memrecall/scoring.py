@@ -20,13 +20,14 @@ class ScoringConfig:
 
     metrics: tuple[str, ...] = EPIREC_METRICS
     groupings: tuple[tuple[str, ...], ...] = EPIREC_GROUPINGS
+    apart_groupings: tuple[tuple[str, ...], ...] = ()
     seed: int = 0
     resamples: int = 2000
     confidence: float = 0.95
 
     def describe(self) -> dict:
         """The config as it is recorded in reports."""
-        return {
+        described = {
             "metrics": list(self.metrics),
             "groupings": [grouping_name(g) for g in self.groupings],
             "bootstrap": {
@@ -37,6 +38,9 @@ class ScoringConfig:
                 "unit": "query",
             },
         }
+        if self.apart_groupings:
+            described["apart_groupings"] = ["apart_" + grouping_name(g) for g in self.apart_groupings]
+        return described
 
 
 def grouping_name(keys: Sequence[str]) -> str:
@@ -67,9 +71,16 @@ def summarize(values: np.ndarray, names: Sequence[str], group: str, config: Scor
     return row
 
 
+HEADLINE_KEY = "in_headline"
+HEADLINE_REASON_KEY = "left_out_because"
+
+
 def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfig = ScoringConfig()) -> dict:
     """Results overall and per stratum group; queries without targets are counted, not scored.
 
+    Queries whose strata say in_headline = no (abstention or adversarial questions, for example)
+    stay out of `overall` and the groupings, are counted by reason under left_out_of_headline,
+    and appear in the `apart_*` groupings, which cover every scored query.
     A query lacking a stratum key (e.g. an EpiRec episode marked label_disputed has no band or
     valence) is left out of the groupings using that key, and counted under left_out_of_grouping.
     """
@@ -78,21 +89,35 @@ def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfi
     scored = [q for q in task.queries if q.targets]
     values = per_query_values(task, rankings, metrics)
     results: dict = {"n_queries": len(task.queries), "n_without_targets": len(task.queries) - len(scored)}
+    headline = [i for i, q in enumerate(scored) if q.strata.get(HEADLINE_KEY, "yes") == "yes"]
+    if len(headline) < len(scored):
+        reasons: dict[str, int] = {}
+        for query in scored:
+            if query.strata.get(HEADLINE_KEY, "yes") != "yes":
+                reason = query.strata.get(HEADLINE_REASON_KEY, "unspecified")
+                reasons[reason] = reasons.get(reason, 0) + 1
+        results["left_out_of_headline"] = dict(sorted(reasons.items()))
+    headline_values = values if len(headline) == len(scored) else values[:, headline]
     for keys in config.groupings:
-        label = grouping_name(keys)
-        if not keys:
-            if scored:
-                results[label] = summarize(values, names, label, config)
-            continue
-        members: dict[str, list[int]] = {}
-        for index, query in enumerate(scored):
-            if all(k in query.strata for k in keys):
-                members.setdefault("/".join(query.strata[k] for k in keys), []).append(index)
-        left_out = len(scored) - sum(len(m) for m in members.values())
-        if left_out:
-            results.setdefault("left_out_of_grouping", {})[label] = left_out
-        results[label] = {
-            group: summarize(values[:, idx], names, f"{label}:{group}", config)
-            for group, idx in sorted(members.items())
-        }
+        _group(results, grouping_name(keys), keys, [scored[i] for i in headline], headline_values, names, config)
+    for keys in config.apart_groupings:
+        _group(results, "apart_" + grouping_name(keys), keys, scored, values, names, config)
     return results
+
+
+def _group(results: dict, label: str, keys: Sequence[str], queries: list, values, names, config: ScoringConfig) -> None:
+    """Summarise `values` (metrics x queries) overall (no keys) or per combination of stratum values."""
+    if not keys:
+        if queries:
+            results[label] = summarize(values, names, label, config)
+        return
+    members: dict[str, list[int]] = {}
+    for index, query in enumerate(queries):
+        if all(k in query.strata for k in keys):
+            members.setdefault("/".join(query.strata[k] for k in keys), []).append(index)
+    left_out = len(queries) - sum(len(m) for m in members.values())
+    if left_out:
+        results.setdefault("left_out_of_grouping", {})[label] = left_out
+    results[label] = {
+        group: summarize(values[:, idx], names, f"{label}:{group}", config) for group, idx in sorted(members.items())
+    }
