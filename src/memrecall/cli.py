@@ -109,12 +109,19 @@ def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, 
         click.echo(f"rankings: {export_rankings}/<strategy>.jsonl")
 
 
-def _register_corpus_commands() -> None:
-    """Attach the corpus commands defined in cli_corpus."""
-    from memrecall import cli_corpus, cli_evaluate
+def _register_commands() -> None:
+    """Attach the commands defined in the cli_* modules."""
+    from memrecall import cli_corpus, cli_evaluate, cli_harness
 
-    for command in (cli_corpus.validate, cli_corpus.build, cli_corpus.audit, cli_corpus.labels, cli_evaluate.evaluate):
+    for command in (
+        cli_corpus.validate,
+        cli_corpus.build,
+        cli_corpus.audit,
+        cli_corpus.labels,
+        cli_evaluate.evaluate,
+        cli_harness.longmemeval,
+    ):
         main.add_command(command)
 
 
-_register_corpus_commands()
+_register_commands()

@@ -38,7 +38,7 @@ def results_table(
 
 def print_table(table: Table) -> None:
     """Print to stdout without colour codes when stdout is not a terminal."""
-    Console(width=max(100, Console().width)).print(table)
+    Console(width=max(120, Console().width)).print(table)
 
 
 def system_rows(name: str, results: dict, stratum: str | None) -> list[tuple[str, str, dict]]:
@@ -69,3 +69,20 @@ def comparison_table(title: str, rows: Sequence[Sequence[str]], metrics: Sequenc
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def harness_rows(report: dict) -> list[tuple[str, str, dict]]:
+    """Rows of a harness report: per mode, overall, each primary-stratum group, then the apart rows."""
+    content = report["content"]
+    rows = []
+    stratum = content.get("primary_stratum")
+    for mode in content["mode_order"]:
+        results = content["modes"][mode]["results"]
+        if "overall" in results:
+            rows.append((mode, "overall", results["overall"]))
+        if stratum:
+            rows.extend((mode, group, r) for group, r in results.get(f"by_{stratum}", {}).items())
+        for key in (k for k in results if k.startswith("apart_")):
+            label = key.removeprefix("apart_by_")
+            rows.extend((mode, f"{label}: {group}", r) for group, r in results[key].items())
+    return rows

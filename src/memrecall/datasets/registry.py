@@ -27,7 +27,33 @@ def _epirec() -> DatasetSpec:
     return DatasetSpec("epirec", load_epirec, ScoringConfig(), require_full_rankings=True, primary_stratum="probe_type")
 
 
-DATASETS: dict[str, Callable[[], DatasetSpec]] = {"epirec": _epirec}
+def _longmemeval(protocol: str) -> Callable[[], DatasetSpec]:
+    def spec() -> DatasetSpec:
+        from memrecall.datasets.longmemeval import load_longmemeval
+
+        ks = (1, 3, 5, 10)
+        if protocol == "official":
+            headline = [f"recall_all@{k}" for k in ks] + [f"ndcg_lme@{k}" for k in ks]
+        else:
+            headline = [f"recall@{k}" for k in ks]
+        others = [f"recall@{k}" for k in ks] + [f"recall_all@{k}" for k in ks] + ["ndcg@10", "ndcg_lme@10", "mrr"]
+        scoring = ScoringConfig(tuple(dict.fromkeys(headline + others)), ((), ("question_type",)), (("abstention",),))
+        return DatasetSpec(
+            f"longmemeval-{protocol}",
+            lambda path: load_longmemeval(path, protocol),
+            scoring,
+            require_full_rankings=False,
+            primary_stratum="question_type",
+        )
+
+    return spec
+
+
+DATASETS: dict[str, Callable[[], DatasetSpec]] = {
+    "epirec": _epirec,
+    "longmemeval": _longmemeval("perseus"),
+    "longmemeval-official": _longmemeval("official"),
+}
 
 
 def dataset_spec(name: str) -> DatasetSpec:

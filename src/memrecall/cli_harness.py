@@ -1,0 +1,178 @@
+"""Dataset harness commands: longmemeval and locomo share options, running and printing."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+
+def _int_list(text: str) -> list[int]:
+    """`1,3,5,10` -> [1, 3, 5, 10], positive and increasing."""
+    try:
+        values = [int(x) for x in text.replace(" ", ",").split(",") if x]
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not a comma-separated list of integers", param_hint="--k") from None
+    if not values or any(v < 1 for v in values) or values != sorted(set(values)):
+        raise click.BadParameter("give increasing positive integers, e.g. 1,3,5,10", param_hint="--k")
+    return values
+
+
+def _coverage_floor(text: str | None) -> tuple[int, float] | None:
+    """`20:0.95` -> (20, 0.95)."""
+    if text is None:
+        return None
+    try:
+        k, frac = text.split(":")
+        parsed = int(k), float(frac)
+    except ValueError:
+        raise click.BadParameter("expected K:FRAC, e.g. 20:0.95", param_hint="--min-coverage-at") from None
+    if parsed[0] < 1 or not 0.0 <= parsed[1] <= 1.0:
+        raise click.BadParameter("K must be >= 1 and FRAC within 0..1", param_hint="--min-coverage-at")
+    return parsed
+
+
+def harness_options(function: Callable) -> Callable:
+    """The options every dataset harness takes."""
+    options = [
+        click.option(
+            "--data",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            required=True,
+            help="The dataset file.",
+        ),
+        click.option(
+            "--modes",
+            multiple=True,
+            default=("fts5,dense,hybrid",),
+            show_default=True,
+            help="Search modes, comma-separated or repeated: fts5, dense, hybrid, auto.",
+        ),
+        click.option("--k", "ks", default="1,3,5,10", show_default=True, help="Cut-offs for recall@k and nDCG@k."),
+        click.option("--output", type=click.Path(path_type=Path), default=None, help="Report JSON path."),
+        click.option(
+            "--export-rankings",
+            type=click.Path(path_type=Path),
+            default=None,
+            help="Rankings JSONL (one file per mode: FILE stem + .<mode>.jsonl when several).",
+        ),
+        click.option(
+            "--coverage-k",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Record gold coverage down to this depth (e.g. 50).",
+        ),
+        click.option("--min-coverage-at", default=None, help="K:FRAC: exit 1 when any mode's coverage@K < FRAC."),
+        click.option(
+            "--dense-policy",
+            type=click.Choice(["windows", "truncate"]),
+            default="windows",
+            show_default=True,
+            help="Long documents: best window of <= 160 words, or encoder truncation.",
+        ),
+        click.option("--model", default=None, help="Encoder path or name."),
+        click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder."),
+        click.option("--seed", type=int, default=0, show_default=True),
+        click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True),
+        click.option("--quiet", is_flag=True, help="No progress bars and no table."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def run_and_print(task, options, params: dict, title: str, default_output: Path) -> None:
+    """Run the harness, write report and rankings, print the table and the coverage verdict."""
+    from memrecall.harness import coverage_failures, rankings_rows, run_harness
+    from memrecall.io import write_json, write_jsonl
+    from memrecall.table import harness_rows, print_table, results_table
+
+    floor = _coverage_floor(params["min_coverage_at"])
+    if floor and (options.coverage_depth or 0) < floor[0]:
+        options.coverage_depth = max(floor[0], options.coverage_depth or 0)
+    run = run_harness(task, options)
+    output = params["output"] or default_output
+    write_json(output, run.report)
+    export = params["export_rankings"]
+    if export:
+        for mode, rankings in run.rankings.items():
+            path = export if len(run.rankings) == 1 else export.with_name(f"{export.stem}.{mode}.jsonl")
+            write_jsonl(path, rankings_rows(task, rankings))
+            click.echo(f"rankings: {path}")
+    if not params["quiet"]:
+        content = run.report["content"]
+        metrics = [*content["headline_metrics"], "mrr"]
+        print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group")))
+    click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
+    if floor:
+        failures = coverage_failures(run.report, *floor)
+        for line in failures:
+            click.echo(f"coverage below floor: {line}", err=True)
+        if failures:
+            sys.exit(1)
+
+
+def split_modes(values: tuple[str, ...]) -> list[str]:
+    """Flatten repeated and comma-separated --modes values."""
+    return [m for value in values for m in value.replace(" ", ",").split(",") if m]
+
+
+@click.command()
+@harness_options
+@click.option(
+    "--protocol",
+    type=click.Choice(["perseus", "official"]),
+    default="perseus",
+    show_default=True,
+    help="Session text and headline rules (see README).",
+)
+@click.option("--max-instances", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
+def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
+    """Session-level retrieval on LongMemEval, offline."""
+    from memrecall.datasets.longmemeval import load_longmemeval
+    from memrecall.harness import HarnessOptions, resolve_modes
+
+    ks = _int_list(params["ks"])
+    modes = resolve_modes(split_modes(params["modes"]), params["model"])
+    if not params["quiet"]:
+        click.echo(f"loading {params['data']} ({protocol} protocol)...", err=True)
+    task = load_longmemeval(params["data"], protocol, max_instances)
+    if protocol == "official":
+        headline = [f"recall_all@{k}" for k in ks] + [f"ndcg_lme@{ks[-1]}"]
+    else:
+        headline = [f"recall@{k}" for k in ks]
+    others = (
+        [f"recall@{k}" for k in ks]
+        + [f"recall_all@{k}" for k in ks]
+        + [f"ndcg@{k}" for k in ks]
+        + [f"ndcg_lme@{k}" for k in ks]
+        + ["mrr"]
+    )
+    options = HarnessOptions(
+        modes=modes,
+        ks=ks,
+        headline_metrics=headline,
+        other_metrics=others,
+        stratum="question_type",
+        apart=("abstention",),
+        coverage_depth=params["coverage_k"],
+        dense_policy=params["dense_policy"],
+        model=params["model"],
+        cache=params["cache_dir"],
+        show_progress=not params["quiet"],
+        seed=params["seed"],
+        resamples=params["resamples"],
+        dataset={
+            "kind": "longmemeval",
+            "protocol": protocol,
+            "file": params["data"].name,
+            "max_instances": max_instances,
+        },
+    )
+    title = (
+        f"LongMemEval session retrieval, {protocol} protocol: {len(task.queries)} questions "
+        f"(headline {headline[0].split('@')[0]})"
+    )
+    run_and_print(task, options, params, title, Path("longmemeval_report.json"))
