@@ -120,6 +120,7 @@ def _register_commands() -> None:
         cli_corpus.labels,
         cli_evaluate.evaluate,
         cli_harness.longmemeval,
+        cli_harness.locomo,
     ):
         main.add_command(command)
 

@@ -84,5 +84,6 @@ def harness_rows(report: dict) -> list[tuple[str, str, dict]]:
             rows.extend((mode, group, r) for group, r in results.get(f"by_{stratum}", {}).items())
         for key in (k for k in results if k.startswith("apart_")):
             label = key.removeprefix("apart_by_")
-            rows.extend((mode, f"{label}: {group}", r) for group, r in results[key].items())
+            shown = results.get(f"by_{stratum}", {}) if label == stratum else {}
+            rows.extend((mode, f"{label}: {group}", r) for group, r in results[key].items() if group not in shown)
     return rows

@@ -49,10 +49,30 @@ def _longmemeval(protocol: str) -> Callable[[], DatasetSpec]:
     return spec
 
 
+def _locomo(granularity: str) -> Callable[[], DatasetSpec]:
+    def spec() -> DatasetSpec:
+        from memrecall.datasets.locomo import load_locomo
+
+        ks = (1, 3, 5, 10)
+        metrics = [f"recall@{k}" for k in ks] + [f"recall_all@{k}" for k in ks] + ["ndcg@10", "mrr"]
+        scoring = ScoringConfig(tuple(metrics), ((), ("category",)), (("category",),))
+        return DatasetSpec(
+            f"locomo-{granularity}",
+            lambda path: load_locomo(path, granularity).task,
+            scoring,
+            require_full_rankings=False,
+            primary_stratum="category",
+        )
+
+    return spec
+
+
 DATASETS: dict[str, Callable[[], DatasetSpec]] = {
     "epirec": _epirec,
     "longmemeval": _longmemeval("perseus"),
     "longmemeval-official": _longmemeval("official"),
+    "locomo": _locomo("session"),
+    "locomo-turn": _locomo("turn"),
 }
 
 
