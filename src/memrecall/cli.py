@@ -74,8 +74,14 @@ def main() -> None:
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also render figures and a Markdown report card into this folder.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bars and no table; print only where the report went.")
-def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, resamples, quiet) -> None:
+def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, resamples, report_dir, quiet) -> None:
     """Run reference retrievers on EpiRec; write a signed report."""
     from memrecall.baseline import BaselineOptions, epirec_rankings_rows, run_baseline
     from memrecall.io import write_json, write_jsonl
@@ -107,6 +113,17 @@ def baseline(data, strategies, output, export_rankings, model, cache_dir, seed, 
     click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
     if export_rankings:
         click.echo(f"rankings: {export_rankings}/<strategy>.jsonl")
+    render_card(run.report, report_dir)
+
+
+def render_card(report: dict, folder: Path | None) -> None:
+    """Write figures and the Markdown report card when a folder is given."""
+    if folder is None:
+        return
+    from memrecall.report_card import write_report_card
+
+    written = write_report_card(report, folder)
+    click.echo(f"report card: {folder}/README.md ({len(written) - 1} figures)")
 
 
 def _register_commands() -> None:
@@ -119,6 +136,7 @@ def _register_commands() -> None:
         cli_corpus.audit,
         cli_corpus.labels,
         cli_evaluate.evaluate,
+        cli_evaluate.report_command,
         cli_harness.longmemeval,
         cli_harness.locomo,
     ):

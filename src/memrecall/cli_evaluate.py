@@ -30,7 +30,13 @@ import click
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap and randomisation seed.")
 @click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True)
-def evaluate(rankings, dataset, data, output, compare, seed, resamples) -> None:
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also render figures and a Markdown report card into this folder.",
+)
+def evaluate(rankings, dataset, data, output, compare, seed, resamples, report_dir) -> None:
     """Score a rankings file (JSONL or TREC run) strictly."""
     from memrecall.cli import default_release
     from memrecall.datasets.registry import DATASETS
@@ -64,3 +70,30 @@ def evaluate(rankings, dataset, data, output, compare, seed, resamples) -> None:
         diff_rows = comparison_rows(content["comparison"]["by_group"], metrics)
         print_table(comparison_table(f"{rankings.name} minus {compare.name} (paired)", diff_rows, metrics))
     click.echo(f"report: {output} (signature {report['signature'][:12]})")
+    from memrecall.cli import render_card
+
+    render_card(report, report_dir)
+
+
+@click.command("report")
+@click.argument("report_path", metavar="REPORT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the figures and README.md [default: REPORT stem + _card].",
+)
+def report_command(report_path: Path, out: Path | None) -> None:
+    """Render a report into PNG figures and a Markdown card."""
+    from memrecall.datasets.jsonfile import read_json
+    from memrecall.report import verify
+    from memrecall.report_card import write_report_card
+
+    report = read_json(report_path)
+    if not isinstance(report, dict) or "content" not in report:
+        raise click.BadParameter(f"{report_path} is not a memrecall report", param_hint="REPORT")
+    if not verify(report):
+        click.echo(f"warning: {report_path}: signature does not match its content", err=True)
+    out = out or report_path.with_name(report_path.stem + "_card")
+    for path in write_report_card(report, out):
+        click.echo(f"wrote {path}")

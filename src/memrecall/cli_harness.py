@@ -76,6 +76,12 @@ def harness_options(function: Callable) -> Callable:
         click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder."),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True),
+        click.option(
+            "--report-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            default=None,
+            help="Also render figures and a Markdown report card into this folder.",
+        ),
         click.option("--quiet", is_flag=True, help="No progress bars and no table."),
     ]
     for option in reversed(options):
@@ -106,6 +112,9 @@ def run_and_print(task, options, params: dict, title: str, default_output: Path)
         metrics = [*content["headline_metrics"], "mrr"]
         print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group")))
     click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
+    from memrecall.cli import render_card
+
+    render_card(run.report, params["report_dir"])
     if floor:
         failures = coverage_failures(run.report, *floor)
         for line in failures:

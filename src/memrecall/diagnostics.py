@@ -78,3 +78,22 @@ def token_efficiency(task: Task, rankings: Mapping[str, Ranking], ks: Sequence[i
             "top_k_over_gold": mean_k / gold if gold else None,
         }
     return out
+
+
+def recall_curve(task: Task, rankings: Mapping[str, Ranking], stratum: str | None, max_k: int = 50) -> dict:
+    """recall@k (any gold in the top k) for k = 1..max_k over headline queries, overall and per stratum group."""
+    queries = headline_queries(task)
+    first = np.array([min(target_ranks(rankings[q.id].doc_ids, q.targets)) for q in queries]) if queries else None
+    ks = np.arange(1, max_k + 1)
+
+    def curve(mask: np.ndarray) -> list[float]:
+        chosen = first[mask]
+        return [float(v) for v in (chosen[:, None] <= ks[None, :]).mean(axis=0)] if chosen.size else []
+
+    if first is None:
+        return {"k": [], "overall": []}
+    out: dict = {"k": ks.tolist(), "overall": curve(np.ones(len(queries), dtype=bool))}
+    if stratum:
+        groups = sorted({q.strata[stratum] for q in queries if stratum in q.strata})
+        out[f"by_{stratum}"] = {g: curve(np.array([q.strata.get(stratum) == g for q in queries])) for g in groups}
+    return out

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memrecall.baseline import task_identity
-from memrecall.diagnostics import coverage, token_efficiency
+from memrecall.diagnostics import coverage, recall_curve, token_efficiency
 from memrecall.embeddings import Encoder, cache_dir, resolve_model
 from memrecall.errors import ConfigError
 from memrecall.model import Ranking, Task
@@ -111,6 +111,7 @@ def run_harness(task: Task, options: HarnessOptions) -> HarnessRun:
             "config": retriever.config(),
             "results": score_task(task, rankings[mode], scoring),
             "token_efficiency": token_efficiency(task, rankings[mode], options.ks),
+            "recall_curve": recall_curve(task, rankings[mode], options.stratum),
         }
         if options.coverage_depth:
             entry["coverage"] = coverage(task, rankings[mode], options.coverage_depth)

@@ -9,18 +9,23 @@ from pathlib import Path
 from typing import Any
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write UTF-8 text with LF line ends to a temp file beside `path`, then rename it into place."""
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write bytes to a temp file beside `path`, then rename it into place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write UTF-8 text with LF line ends atomically (temp file beside `path`, then rename)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def pretty_json(obj: Any) -> str:

@@ -1,0 +1,157 @@
+"""PNG figures for any memrecall report (matplotlib, Agg backend, no timestamps in the files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memrecall.errors import ConfigError
+
+PROBE_TYPES = ("factual", "reflective_explicit", "reflective_implicit")
+BANDS = ("high", "mild", "low")
+AGES = ("short", "medium", "long")
+PNG_METADATA = {"Software": None}
+
+
+def _pyplot():
+    """Import pyplot on the Agg backend with readable default sizes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(
+        {
+            "font.size": 11,
+            "axes.titlesize": 12,
+            "axes.labelsize": 11,
+            "legend.fontsize": 10,
+            "svg.hashsalt": "memrecall",
+        }
+    )
+    return plt
+
+
+def epirec_systems(report: dict) -> list[tuple[str, dict]]:
+    """(name, results) for every system in a baseline or evaluate report, in report order."""
+    content = report["content"]
+    if content.get("kind") == "baseline":
+        return [(n, content["strategies"][n]["results"]) for n in content["strategy_order"]]
+    systems = [("system", content["system"]["results"])]
+    if "other" in content:
+        systems.append(("other", content["other"]["results"]))
+    return systems
+
+
+def _bars(ax, groups: list[str], systems: list[tuple[str, dict]], metric: str, lookup) -> None:
+    """Grouped bars (one bar per system in each group) with 95 % CI whiskers."""
+    width = 0.8 / max(len(systems), 1)
+    for index, (name, results) in enumerate(systems):
+        xs, values, lows, highs = [], [], [], []
+        for g, group in enumerate(groups):
+            row = lookup(results, group)
+            if row is None:
+                continue
+            value = row[metric]
+            xs.append(g - 0.4 + width * (index + 0.5))
+            values.append(value["value"])
+            lows.append(value["value"] - value["ci_low"])
+            highs.append(value["ci_high"] - value["value"])
+        ax.bar(xs, values, width, yerr=[lows, highs], capsize=3, label=name)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([g.replace("reflective_", "reflective\n") for g in groups])
+    ax.set_ylim(0, 1.05)
+    ax.grid(axis="y", alpha=0.3)
+
+
+def epirec_figures(report: dict, out: Path) -> list[Path]:
+    """recall@3 by probe type; by probe type x intensity band; by probe type x age bucket."""
+    plt = _pyplot()
+    systems = epirec_systems(report)
+    metric = report["content"]["primary_metric"]
+    name = f"{report['content']['task']['name']} {report['content']['task']['version']}"
+    paths = []
+    figure, ax = plt.subplots(figsize=(11, 5.5), dpi=100)
+    _bars(ax, list(PROBE_TYPES), systems, metric, lambda r, g: r.get("by_probe_type", {}).get(g))
+    ax.set_title(f"{name}: {metric} by probe type (95% bootstrap CI)")
+    ax.set_xlabel("probe type")
+    ax.set_ylabel(metric)
+    ax.legend(title="strategy", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    figure.tight_layout()
+    paths.append(_save(figure, out / "recall_by_probe_type.png", plt))
+    for key, groups, label, filename in (
+        ("by_probe_type_x_intensity_band", BANDS, "intensity band", "recall_by_intensity_band.png"),
+        ("by_probe_type_x_age_bucket", AGES, "age bucket", "recall_by_age_bucket.png"),
+    ):
+        figure, axes = plt.subplots(1, 3, figsize=(16, 5), dpi=100, sharey=True)
+        for ax, probe_type in zip(axes, PROBE_TYPES, strict=True):
+            _bars(ax, list(groups), systems, metric, lambda r, g, t=probe_type, k=key: r.get(k, {}).get(f"{t}/{g}"))
+            ax.set_title(probe_type)
+            ax.set_xlabel(label)
+        axes[0].set_ylabel(metric)
+        handles, labels = axes[0].get_legend_handles_labels()
+        figure.legend(handles, labels, title="strategy", loc="center right")
+        figure.suptitle(f"{name}: {metric} by probe type and {label} (95% bootstrap CI)")
+        figure.tight_layout(rect=(0, 0, 0.87, 1))
+        paths.append(_save(figure, out / filename, plt))
+    return paths
+
+
+def harness_figures(report: dict, out: Path) -> list[Path]:
+    """recall@k curves (k = 1..50) per mode, overall and per question type or category."""
+    plt = _pyplot()
+    content = report["content"]
+    stratum = content.get("primary_stratum")
+    title = f"{content['dataset'].get('kind', content['task']['name'])} ({content['task']['version']})"
+    paths = []
+    figure, ax = plt.subplots(figsize=(9, 5.5), dpi=100)
+    for mode in content["mode_order"]:
+        if "recall_curve" not in content["modes"][mode]:
+            raise ConfigError(f"mode {mode} has no recall_curve; re-run the harness with this memrecall version")
+        curve = content["modes"][mode]["recall_curve"]
+        ax.plot(curve["k"], curve["overall"], marker=".", label=mode)
+    _curve_axes(ax, f"{title}: recall@k, headline questions")
+    ax.legend(title="mode")
+    figure.tight_layout()
+    paths.append(_save(figure, out / "recall_curve.png", plt))
+    if stratum:
+        groups = sorted(
+            {g for m in content["mode_order"] for g in content["modes"][m]["recall_curve"].get(f"by_{stratum}", {})}
+        )
+        columns = 3
+        rows = -(-len(groups) // columns) or 1
+        figure, axes = plt.subplots(rows, columns, figsize=(15, 4.2 * rows), dpi=100, squeeze=False)
+        for ax, group in zip(axes.flat, groups, strict=False):
+            for mode in content["mode_order"]:
+                curve = content["modes"][mode]["recall_curve"]
+                ax.plot(curve["k"], curve[f"by_{stratum}"].get(group, []) or [None] * len(curve["k"]), label=mode)
+            _curve_axes(ax, group)
+        for ax in list(axes.flat)[len(groups) :]:
+            ax.axis("off")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        figure.legend(handles, labels, title="mode", loc="center right")
+        figure.suptitle(f"{title}: recall@k by {stratum.replace('_', ' ')}")
+        figure.tight_layout(rect=(0, 0, 0.9, 1))
+        paths.append(_save(figure, out / f"recall_curve_by_{stratum}.png", plt))
+    return paths
+
+
+def _curve_axes(ax, title: str) -> None:
+    """Shared labels and limits for recall@k curves."""
+    ax.set_title(title)
+    ax.set_xlabel("k (documents retrieved)")
+    ax.set_ylabel("recall@k (any gold in top k)")
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+
+
+def _save(figure, path: Path, plt) -> Path:
+    """Write a PNG (atomically) without timestamp or software metadata, then close the figure."""
+    import io
+
+    from memrecall.io import atomic_write_bytes
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata=PNG_METADATA)
+    plt.close(figure)
+    atomic_write_bytes(path, buffer.getvalue())
+    return path

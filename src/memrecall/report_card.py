@@ -1,0 +1,171 @@
+"""A Markdown report card for any memrecall report: provenance, result tables, figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memrecall.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
+from memrecall.io import atomic_write_text
+
+
+def _value(row: dict, metric: str, with_ci: bool = True) -> str:
+    """`0.935 [0.89, 0.97]` (three decimals, CI to two) or `-` when absent."""
+    if not row or metric not in row:
+        return "-"
+    value = row[metric]
+    return (
+        f"{value['value']:.3f} [{value['ci_low']:.2f}, {value['ci_high']:.2f}]" if with_ci else f"{value['value']:.3f}"
+    )
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table."""
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def provenance(report: dict) -> list[str]:
+    """The provenance block: data, model, version, bootstrap, signature."""
+    content = report["content"]
+    task = content["task"]
+    model = content.get("model")
+    bootstrap = content["scoring"]["bootstrap"]
+    rows = [
+        [
+            "task",
+            f"{task['name']} {task['version']} ({task['stores']} stores, {task['documents']} documents, "
+            f"{task['queries']} queries)",
+        ],
+        ["data sha256", f"`{task['source_sha256']}`"],
+    ]
+    if "system" in content:
+        rows.append(["rankings sha256", f"`{content['system']['rankings_sha256']}`"])
+    if model:
+        rows.append(["model", f"{model['id']}, weights sha256 `{model['weights_sha256']}`"])
+    rows += [
+        [
+            "bootstrap",
+            f"{bootstrap['method']}, {bootstrap['resamples']} resamples of {bootstrap['unit']}-level values, "
+            f"seed {bootstrap['seed']}, {bootstrap['confidence']:.0%} CI",
+        ],
+        ["memrecall version", content["memrecall_version"]],
+        ["report signature", f"`{report['signature']}`"],
+    ]
+    return ["## Provenance", "", *_table(["field", "value"], rows), ""]
+
+
+def epirec_card(report: dict, figures: list[Path]) -> list[str]:
+    """Tables by probe type (primary metric with CI, then the others), by band and by age; figures."""
+    content = report["content"]
+    metrics = content["scoring"]["metrics"]
+    primary = content["primary_metric"]
+    systems = epirec_systems(report)
+    lines = [
+        f"## {primary} by probe type (95% CI)",
+        "",
+        "The three probe types are shown side by side; no single number is the headline.",
+        "",
+    ]
+    lines += _table(
+        ["strategy", *PROBE_TYPES, "overall"],
+        [
+            [
+                name,
+                *(_value(r.get("by_probe_type", {}).get(t), primary) for t in PROBE_TYPES),
+                _value(r.get("overall"), primary),
+            ]
+            for name, r in systems
+        ],
+    )
+    for metric in metrics[1:]:
+        lines += ["", f"### {metric} by probe type", ""]
+        lines += _table(
+            ["strategy", *PROBE_TYPES],
+            [
+                [name, *(_value(r.get("by_probe_type", {}).get(t), metric, False) for t in PROBE_TYPES)]
+                for name, r in systems
+            ],
+        )
+    for key, groups, label in (
+        ("by_probe_type_x_intensity_band", BANDS, "intensity band"),
+        ("by_probe_type_x_age_bucket", AGES, "age bucket"),
+    ):
+        lines += ["", f"## {primary} by probe type and {label}", ""]
+        header = ["strategy", *(f"{t} / {g}" for t in PROBE_TYPES for g in groups)]
+        lines += _table(
+            header,
+            [
+                [name, *(_value(r.get(key, {}).get(f"{t}/{g}"), primary, False) for t in PROBE_TYPES for g in groups)]
+                for name, r in systems
+            ],
+        )
+    return lines + ["", "## Figures", "", *(f"![{p.stem.replace('_', ' ')}]({p.name})" for p in figures), ""]
+
+
+def harness_card(report: dict, figures: list[Path]) -> list[str]:
+    """Headline metrics per mode and group, coverage, token efficiency, dataset notes; figures."""
+    content = report["content"]
+    stratum = content.get("primary_stratum")
+    metrics = [*content["headline_metrics"], "mrr"]
+    lines = [f"## Results (headline metric {content['primary_metric']}, 95% CI on the first column)", ""]
+    rows = []
+    for mode in content["mode_order"]:
+        results = content["modes"][mode]["results"]
+        groups = [("overall", results.get("overall"))]
+        groups += list(results.get(f"by_{stratum}", {}).items()) if stratum else []
+        for key in (k for k in results if k.startswith("apart_")):
+            shown = results.get(f"by_{stratum}", {}) if key == f"apart_by_{stratum}" else {}
+            groups += [
+                (f"{key.removeprefix('apart_by_')}: {g} (apart)", r) for g, r in results[key].items() if g not in shown
+            ]
+        for group, row in groups:
+            rows.append([mode, group, *(_value(row, m, i == 0) for i, m in enumerate(metrics)), str(row["n"])])
+    lines += _table(["mode", "group", *metrics, "n"], rows)
+    for mode in content["mode_order"]:
+        entry = content["modes"][mode]
+        left_out = entry["results"].get("left_out_of_headline")
+        if left_out:
+            lines += ["", f"{mode}: left out of the headline: " + ", ".join(f"{k} {v}" for k, v in left_out.items())]
+        if "coverage" in entry:
+            cov = entry["coverage"]
+            lines += ["", f"### {mode}: gold coverage down to depth {cov['depth']}", ""]
+            lines += _table(
+                ["k", "any gold", "all gold"], [[k, f"{cov['any'][k]:.3f}", f"{cov['all'][k]:.3f}"] for k in cov["any"]]
+            )
+    issues = content.get("dataset", {}).get("evidence_issue_counts")
+    if issues:
+        lines += ["", "Evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in issues.items())]
+    return lines + ["", "## Figures", "", *(f"![{p.stem.replace('_', ' ')}]({p.name})" for p in figures), ""]
+
+
+def evaluate_card(report: dict) -> list[str]:
+    """For evaluate reports outside EpiRec: headline metrics overall and per primary-stratum group."""
+    content = report["content"]
+    stratum = content.get("primary_stratum")
+    metrics = content["scoring"]["metrics"]
+    lines = [f"## Results (primary metric {content['primary_metric']}, 95% CI on the first column)", ""]
+    rows = []
+    for name in ("system", "other"):
+        if name not in content:
+            continue
+        results = content[name]["results"]
+        groups = [("overall", results.get("overall")), *(results.get(f"by_{stratum}", {}).items() if stratum else [])]
+        rows += [[name, g, *(_value(r, m, i == 0) for i, m in enumerate(metrics)), str(r["n"])] for g, r in groups if r]
+    return lines + _table(["system", "group", *metrics, "n"], rows) + [""]
+
+
+def write_report_card(report: dict, out: Path) -> list[Path]:
+    """Figures and README.md for the report into `out`; returns every file written."""
+    content = report["content"]
+    kind = content.get("kind", content["task"]["name"])
+    if "modes" in content:
+        figures = harness_figures(report, out)
+        body = harness_card(report, figures)
+    elif kind == "baseline" or content.get("dataset") == "epirec":
+        figures = epirec_figures(report, out)
+        body = epirec_card(report, figures)
+    else:
+        figures, body = [], evaluate_card(report)
+    title = f"# memrecall report card: {content['task']['name']} {content['task']['version']} ({kind})"
+    card = out / "README.md"
+    atomic_write_text(card, "\n".join([title, "", *provenance(report), *body]))
+    return [*figures, card]

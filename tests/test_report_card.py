@@ -1,0 +1,96 @@
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES, MINI_RELEASE
+
+from memrecall.cli import main
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
+@pytest.fixture(scope="module")
+def baseline_card(tmp_path_factory, embedding_cache):
+    out = tmp_path_factory.mktemp("card")
+    result = run(
+        "baseline",
+        "--data",
+        MINI_RELEASE,
+        "--strategies",
+        "recency,hashing,fts5",
+        "--quiet",
+        "--output",
+        out / "report.json",
+        "--report-dir",
+        out / "card",
+        "--cache-dir",
+        embedding_cache,
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_baseline_card_writes_valid_non_trivial_pngs(baseline_card):
+    for name in ("recall_by_probe_type.png", "recall_by_intensity_band.png", "recall_by_age_bucket.png"):
+        data = (baseline_card / "card" / name).read_bytes()
+        assert data.startswith(PNG_MAGIC), name
+        assert len(data) > 10_000, name
+        assert b"tIME" not in data and b"Software" not in data  # no timestamp or software chunks
+
+
+def test_markdown_numbers_match_the_report(baseline_card):
+    report = json.loads((baseline_card / "report.json").read_text())
+    card = (baseline_card / "card" / "README.md").read_text()
+    assert report["signature"] in card
+    assert report["content"]["task"]["source_sha256"] in card
+    for name in ("recency", "hashing", "fts5"):
+        by_type = report["content"]["strategies"][name]["results"]["by_probe_type"]
+        cells = [
+            f"{r['recall@3']['value']:.3f} [{r['recall@3']['ci_low']:.2f}, {r['recall@3']['ci_high']:.2f}]"
+            for r in (by_type[t] for t in ("factual", "reflective_explicit", "reflective_implicit"))
+        ]
+        row = next(line for line in card.splitlines() if line.startswith(f"| {name} |") and "[" in line)
+        assert row.split(" | ")[1:4] == cells
+    assert card.count("![") == 3
+
+
+def test_the_same_report_renders_byte_identical_markdown_and_figures(baseline_card, tmp_path):
+    result = run("report", baseline_card / "report.json", "--out", tmp_path / "again")
+    assert result.exit_code == 0, result.output
+    for name in ("README.md", "recall_by_probe_type.png", "recall_by_age_bucket.png"):
+        assert (tmp_path / "again" / name).read_bytes() == (baseline_card / "card" / name).read_bytes(), name
+
+
+def test_harness_card_has_recall_curves(tmp_path):
+    result = run(
+        "longmemeval",
+        "--data",
+        FIXTURES / "longmemeval_mini.json",
+        "--modes",
+        "fts5",
+        "--quiet",
+        "--output",
+        tmp_path / "r.json",
+        "--report-dir",
+        tmp_path / "card",
+    )
+    assert result.exit_code == 0, result.output
+    for name in ("recall_curve.png", "recall_curve_by_question_type.png"):
+        data = (tmp_path / "card" / name).read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 10_000
+    card = (tmp_path / "card" / "README.md").read_text()
+    report = json.loads((tmp_path / "r.json").read_text())
+    overall = report["content"]["modes"]["fts5"]["results"]["overall"]["recall@1"]
+    assert re.search(rf"\| fts5 \| overall \| {overall['value']:.3f} \[", card)
+
+
+def test_report_rejects_a_file_that_is_not_a_report(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text('{"a": 1}')
+    result = run("report", path)
+    assert result.exit_code == 2 and "is not a memrecall report" in result.output
