@@ -20,6 +20,15 @@ def embedding_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("embedding-cache")
 
 
+def run(*args):
+    """Invoke the memrecall CLI in-process with string arguments."""
+    from click.testing import CliRunner
+
+    from memrecall.cli import main
+
+    return CliRunner().invoke(main, list(map(str, args)))
+
+
 def doc(doc_id: str, text: str, day: int = 1) -> Document:
     """A document dated 2025-01-<day> UTC."""
     return Document(doc_id, text, datetime(2025, 1, day, tzinfo=UTC))

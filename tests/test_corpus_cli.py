@@ -1,14 +1,8 @@
 import json
 
 import pytest
-from click.testing import CliRunner
+from conftest import run
 from corpus_factory import persona, write_checkout
-
-from memrecall.cli import main
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
 
 
 @pytest.fixture

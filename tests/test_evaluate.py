@@ -2,17 +2,11 @@ import json
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-from conftest import MINI_RELEASE
+from conftest import MINI_RELEASE, run
 
-from memrecall.cli import main
 from memrecall.compare import randomisation_p
 from memrecall.metrics import group_rng
 from memrecall.report import verify
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
 
 
 @pytest.fixture(scope="module")

@@ -2,20 +2,14 @@ import json
 from collections import Counter
 
 import pytest
-from click.testing import CliRunner
-from conftest import FIXTURES, SHARED_DATA
+from conftest import FIXTURES, SHARED_DATA, run
 
-from memrecall.cli import main
 from memrecall.datasets.locomo import load_locomo, parse_locomo_date, resolve_evidence
 from memrecall.errors import DatasetError
 from memrecall.report import verify
 
 MINI = FIXTURES / "locomo_mini.json"
 REAL = SHARED_DATA / "locomo10.json"
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
 
 
 def test_parse_locomo_date():

@@ -1,20 +1,14 @@
 import json
 
 import pytest
-from click.testing import CliRunner
-from conftest import FIXTURES, SHARED_DATA
+from conftest import FIXTURES, SHARED_DATA, run
 
-from memrecall.cli import main
 from memrecall.datasets.longmemeval import load_longmemeval, parse_lme_date
 from memrecall.errors import DatasetError
 from memrecall.report import verify
 
 MINI = FIXTURES / "longmemeval_mini.json"
 SAMPLE = SHARED_DATA / "longmemeval_oracle_sample.json"
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
 
 
 def test_parse_lme_date_reads_utc():

@@ -2,16 +2,9 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
-from conftest import FIXTURES, MINI_RELEASE
-
-from memrecall.cli import main
+from conftest import FIXTURES, MINI_RELEASE, run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-def run(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,18 @@ def _layout(root: Path):
     return Layout(root.resolve())
 
 
+def _schema_valid_personas(layout):
+    """The persona sources, or every reading/schema violation on stderr and exit 1."""
+    from memrecall.corpus.sources import load_personas
+
+    loaded = load_personas(layout)
+    if loaded.violations:
+        for violation in loaded.violations:
+            click.echo(f"violation: {violation}", err=True)
+        sys.exit(1)
+    return loaded
+
+
 def _print_counts(counts: dict) -> None:
     """One line per count group."""
     click.echo(
@@ -101,15 +113,10 @@ def build(root: Path, check: bool) -> None:
 def audit(root: Path, threshold: float, output: Path) -> None:
     """List lexical ambiguity candidates for review."""
     from memrecall.corpus.audit import audit_personas
-    from memrecall.corpus.sources import load_personas
     from memrecall.io import write_json
 
     layout = _layout(root)
-    loaded = load_personas(layout)
-    if loaded.violations:
-        for violation in loaded.violations:
-            click.echo(f"violation: {violation}", err=True)
-        sys.exit(1)
+    loaded = _schema_valid_personas(layout)
     result = audit_personas(loaded.personas, threshold)
     write_json(output, result)
     counts = result["counts"]
@@ -143,14 +150,9 @@ def labels() -> None:
 def labels_sample(root: Path, size: int, output: Path) -> None:
     """Write the stratified 60-episode rating sheet."""
     from memrecall.corpus.labels import sample_csv, sample_episodes
-    from memrecall.corpus.sources import load_personas
     from memrecall.io import atomic_write_text
 
-    loaded = load_personas(_layout(root))
-    if loaded.violations:
-        for violation in loaded.violations:
-            click.echo(f"violation: {violation}", err=True)
-        sys.exit(1)
+    loaded = _schema_valid_personas(_layout(root))
     sample = sample_episodes(loaded.personas, size)
     atomic_write_text(output, sample_csv(sample))
     click.echo(f"sampled {len(sample)} episodes -> {output}")

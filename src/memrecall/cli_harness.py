@@ -123,6 +123,30 @@ def run_and_print(task, options, params: dict, title: str, default_output: Path)
             sys.exit(1)
 
 
+def options_from(
+    params: dict, ks: list[int], headline: list[str], others: list[str], stratum: str, apart: str, dataset: dict
+):
+    """HarnessOptions from the shared command-line parameters plus the dataset's own choices."""
+    from memrecall.harness import HarnessOptions, resolve_modes
+
+    return HarnessOptions(
+        modes=resolve_modes(split_modes(params["modes"]), params["model"]),
+        ks=ks,
+        headline_metrics=headline,
+        other_metrics=others,
+        stratum=stratum,
+        apart=(apart,),
+        coverage_depth=params["coverage_k"],
+        dense_policy=params["dense_policy"],
+        model=params["model"],
+        cache=params["cache_dir"],
+        show_progress=not params["quiet"],
+        seed=params["seed"],
+        resamples=params["resamples"],
+        dataset=dataset,
+    )
+
+
 def split_modes(values: tuple[str, ...]) -> list[str]:
     """Flatten repeated and comma-separated --modes values."""
     return [m for value in values for m in value.replace(" ", ",").split(",") if m]
@@ -141,45 +165,19 @@ def split_modes(values: tuple[str, ...]) -> list[str]:
 def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
     """Session-level retrieval on LongMemEval, offline."""
     from memrecall.datasets.longmemeval import load_longmemeval
-    from memrecall.harness import HarnessOptions, resolve_modes
 
     ks = _int_list(params["ks"])
-    modes = resolve_modes(split_modes(params["modes"]), params["model"])
-    if not params["quiet"]:
-        click.echo(f"loading {params['data']} ({protocol} protocol)...", err=True)
-    task = load_longmemeval(params["data"], protocol, max_instances)
     if protocol == "official":
         headline = [f"recall_all@{k}" for k in ks] + [f"ndcg_lme@{ks[-1]}"]
     else:
         headline = [f"recall@{k}" for k in ks]
-    others = (
-        [f"recall@{k}" for k in ks]
-        + [f"recall_all@{k}" for k in ks]
-        + [f"ndcg@{k}" for k in ks]
-        + [f"ndcg_lme@{k}" for k in ks]
-        + ["mrr"]
-    )
-    options = HarnessOptions(
-        modes=modes,
-        ks=ks,
-        headline_metrics=headline,
-        other_metrics=others,
-        stratum="question_type",
-        apart=("abstention",),
-        coverage_depth=params["coverage_k"],
-        dense_policy=params["dense_policy"],
-        model=params["model"],
-        cache=params["cache_dir"],
-        show_progress=not params["quiet"],
-        seed=params["seed"],
-        resamples=params["resamples"],
-        dataset={
-            "kind": "longmemeval",
-            "protocol": protocol,
-            "file": params["data"].name,
-            "max_instances": max_instances,
-        },
-    )
+    others = [f"recall@{k}" for k in ks] + [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks]
+    others += [f"ndcg_lme@{k}" for k in ks] + ["mrr"]
+    dataset = {"kind": "longmemeval", "protocol": protocol, "file": params["data"].name, "max_instances": max_instances}
+    options = options_from(params, ks, headline, others, "question_type", "abstention", dataset)
+    if not params["quiet"]:
+        click.echo(f"loading {params['data']} ({protocol} protocol)...", err=True)
+    task = load_longmemeval(params["data"], protocol, max_instances)
     title = (
         f"LongMemEval session retrieval, {protocol} protocol: {len(task.queries)} questions "
         f"(headline {headline[0].split('@')[0]})"
@@ -199,36 +197,20 @@ def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
 def locomo(granularity: str, **params) -> None:
     """Retrieval on LoCoMo's real long conversations."""
     from memrecall.datasets.locomo import load_locomo
-    from memrecall.harness import HarnessOptions, resolve_modes
 
     ks = _int_list(params["ks"])
-    modes = resolve_modes(split_modes(params["modes"]), params["model"])
     loaded = load_locomo(params["data"], granularity)
     counts = loaded.issue_counts()
     if not params["quiet"]:
         click.echo("evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in counts.items()), err=True)
     others = [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + ["mrr"]
-    options = HarnessOptions(
-        modes=modes,
-        ks=ks,
-        headline_metrics=[f"recall@{k}" for k in ks],
-        other_metrics=others,
-        stratum="category",
-        apart=("category",),
-        coverage_depth=params["coverage_k"],
-        dense_policy=params["dense_policy"],
-        model=params["model"],
-        cache=params["cache_dir"],
-        show_progress=not params["quiet"],
-        seed=params["seed"],
-        resamples=params["resamples"],
-        dataset={
-            "kind": "locomo",
-            "granularity": granularity,
-            "file": params["data"].name,
-            "evidence_issue_counts": counts,
-            "evidence_issues": loaded.evidence_issues,
-        },
-    )
+    dataset = {
+        "kind": "locomo",
+        "granularity": granularity,
+        "file": params["data"].name,
+        "evidence_issue_counts": counts,
+        "evidence_issues": loaded.evidence_issues,
+    }
+    options = options_from(params, ks, [f"recall@{k}" for k in ks], others, "category", "category", dataset)
     title = f"LoCoMo {granularity} retrieval: {len(loaded.task.queries)} questions (category 5 reported apart)"
     run_and_print(loaded.task, options, params, title, Path(f"locomo_{granularity}_report.json"))

@@ -22,7 +22,8 @@ def release_stats(personas: list[dict[str, Any]], reference_now: str) -> dict[st
     """Counts of personas, episodes, probes, bands, valences, probe types and the episode age range."""
     reference = rules.parse_timestamp(reference_now)
     episodes = [e for p in personas for e in p["episodes"]]
-    ages = [rules.age_days(rules.parse_timestamp(e["date_time"]), reference) for e in episodes]
+    moments = [rules.parse_timestamp(e["date_time"]) for e in episodes]
+    ages = [rules.age_days(m, reference) for m in moments if m is not None]
     return {
         "personas": len(personas),
         "episodes": len(episodes),

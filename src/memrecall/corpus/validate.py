@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 from memrecall.corpus import rules
-from memrecall.corpus.build import generated_files, sha256_text
+from memrecall.corpus.build import generated_files, release_stats, sha256_text
 from memrecall.corpus.checks import Violation, check_corpus, check_persona
 from memrecall.corpus.croissant import CROISSANT_SPEC
 from memrecall.corpus.sources import Layout, load_personas, read_json_file, schema_violations
@@ -34,7 +33,7 @@ def validate_sources(layout: Layout) -> ValidationResult:
         result.violations.extend(Violation(f"data/personas/{stem}.json: {v.where}", v.message) for v in found)
     if loaded.personas:
         result.violations.extend(check_corpus(loaded.personas, reference))
-    result.counts = corpus_counts(loaded.personas, reference)
+    result.counts = release_stats(loaded.personas, rules.REFERENCE_NOW)
     result.counts["persona_files"] = len(loaded.files)
     return result
 
@@ -97,21 +96,3 @@ def _check_croissant(layout: Layout) -> list[Violation]:
         if actual not in digests:
             out.append(Violation(where, f"no distribution carries the release sha256 {actual[:12]}..."))
     return out
-
-
-def corpus_counts(personas: list[dict], reference) -> dict:
-    """Personas, episodes, probes and the band, valence and age mix."""
-    episodes = [e for p in personas for e in p["episodes"]]
-    buckets = Counter(
-        rules.age_bucket(rules.age_days(m, reference))
-        for e in episodes
-        if (m := rules.parse_timestamp(e["date_time"])) is not None
-    )
-    return {
-        "personas": len(personas),
-        "episodes": len(episodes),
-        "probes": sum(len(e["probes"]) for e in episodes),
-        "intensity_bands": dict(sorted(Counter(e["intensity_band"] for e in episodes).items())),
-        "valences": dict(sorted(Counter(e["valence"] for e in episodes).items())),
-        "age_buckets": dict(sorted(buckets.items())),
-    }
