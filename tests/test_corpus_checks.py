@@ -73,7 +73,11 @@ def test_corpus_rules_duplicates_band_mix_balance_and_age_coverage():
     a, b = persona(1), persona(2)
     b["episodes"][0]["text"] = a["episodes"][0]["text"]
     b["episodes"][0]["probes"][0]["query"] = a["episodes"][0]["probes"][0]["query"]
+    b["episodes"][1]["id"] = a["episodes"][1]["id"]
+    b["episodes"][1]["probes"][0]["id"] = a["episodes"][1]["probes"][0]["id"]
     messages = [str(v) for v in check_corpus([a, b], REFERENCE)]
+    assert any("duplicate episode id (2x): 'p01e02'" in m for m in messages)
+    assert any("duplicate probe id (2x): 'p01e02-f'" in m for m in messages)
     assert any("duplicate episode text" in m for m in messages)
     assert any("duplicate probe query" in m for m in messages)
 

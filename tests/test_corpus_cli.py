@@ -116,3 +116,63 @@ def test_audit_writes_sorted_candidates(checkout, tmp_path):
     jaccards = [p["jaccard"] for p in report["episode_pairs"]]
     assert jaccards == sorted(jaccards, reverse=True)
     assert "intensity_band" not in json.dumps(report)  # blind: no authored labels
+
+
+def test_labels_sample_and_agree_end_to_end(checkout, tmp_path):
+    sheet = tmp_path / "sample.csv"
+    result = run("labels", "sample", "--root", checkout, "--size", "6", "--output", sheet)
+    assert result.exit_code == 0 and "sampled 6 episodes" in result.output
+    rows = sheet.read_text().splitlines()[1:]
+    ids = [row.split(",")[0] for row in rows]
+    assert len(ids) == 6
+    episodes = {
+        e["id"]: e
+        for p in json.loads((checkout / "data" / "epirec_v1.json").read_text())["personas"]
+        for e in p["episodes"]
+    }
+    authored = [(i, episodes[i]["intensity_band"], episodes[i]["valence"]) for i in ids]
+    header = "episode_id,text,intensity_band,valence,notes\n"
+    (tmp_path / "r1.csv").write_text(header + "".join(f"{i},x,{b},{v},\n" for i, b, v in authored))
+    flipped = [(i, "low" if n == 0 else b, v) for n, (i, b, v) in enumerate(authored)]
+    (tmp_path / "r2.csv").write_text(header + "".join(f"{i},x,{b},{v},\n" for i, b, v in flipped))
+    result = run(
+        "labels",
+        "agree",
+        "--root",
+        checkout,
+        "--sample",
+        sheet,
+        "--out-dir",
+        tmp_path / "out",
+        tmp_path / "r1.csv",
+        tmp_path / "r2.csv",
+    )
+    assert result.exit_code == 0, result.output
+    agreement = json.loads((tmp_path / "out" / "agreement.json").read_text())
+    assert agreement["raters"] == ["r1", "r2"] and agreement["episodes"] == 6
+    assert agreement["pairs"]["r1 vs r2"]["valence_kappa"] == 1.0
+    assert (tmp_path / "out" / "disputes.csv").read_text().startswith("episode_id,authored_band")
+
+
+def test_labels_agree_rejects_a_bad_rater_file_with_its_line(checkout, tmp_path):
+    sheet = tmp_path / "sample.csv"
+    run("labels", "sample", "--root", checkout, "--size", "2", "--output", sheet)
+    ids = [row.split(",")[0] for row in sheet.read_text().splitlines()[1:]]
+    header = "episode_id,text,intensity_band,valence,notes\n"
+    (tmp_path / "good.csv").write_text(header + "".join(f"{i},x,low,neutral,\n" for i in ids))
+    (tmp_path / "bad.csv").write_text(header + f"{ids[0]},x,huge,neutral,\n")
+    result = run(
+        "labels",
+        "agree",
+        "--root",
+        checkout,
+        "--sample",
+        sheet,
+        "--out-dir",
+        tmp_path / "out",
+        tmp_path / "good.csv",
+        tmp_path / "bad.csv",
+    )
+    assert result.exit_code == 1
+    assert "bad.csv: line 2: intensity_band 'huge' is not one of high, mild, low" in result.output
+    assert not (tmp_path / "out" / "agreement.json").exists()

@@ -7,7 +7,7 @@ from memrecall.datasets.longmemeval import load_longmemeval, parse_lme_date
 from memrecall.errors import DatasetError
 from memrecall.report import verify
 
-MINI = FIXTURES / "longmemeval_mini.json"
+MINI = FIXTURES / "lme_format_mini.json"
 SAMPLE = SHARED_DATA / "longmemeval_oracle_sample.json"
 
 

@@ -14,3 +14,17 @@ def test_ranking_rejects_repeated_ids_and_length_mismatch():
         Ranking("q", ("a", "a"), (1.0, 0.5))
     with pytest.raises(ValueError, match="2 ids but 1 scores"):
         Ranking("q", ("a", "b"), (1.0,))
+
+
+def test_atomic_writes_leave_the_usual_file_mode(tmp_path):
+    import os
+
+    from memrecall.io import atomic_write_text
+
+    path = tmp_path / "out.txt"
+    atomic_write_text(path, "x\n")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert path.read_bytes() == b"x\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]  # no temp file left behind

@@ -63,7 +63,7 @@ def test_harness_card_has_recall_curves(tmp_path):
     result = run(
         "longmemeval",
         "--data",
-        FIXTURES / "longmemeval_mini.json",
+        FIXTURES / "lme_format_mini.json",
         "--modes",
         "fts5",
         "--quiet",

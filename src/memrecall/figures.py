@@ -108,7 +108,7 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
         if "recall_curve" not in content["modes"][mode]:
             raise ConfigError(f"mode {mode} has no recall_curve; re-run the harness with this memrecall version")
         curve = content["modes"][mode]["recall_curve"]
-        ax.plot(curve["k"], curve["overall"], marker=".", label=mode)
+        ax.plot(curve["k"], curve["overall"], marker=".", label=mode, linestyle=_style(mode, content))
     _curve_axes(ax, f"{title}: recall@k, headline questions")
     ax.legend(title="mode")
     figure.tight_layout()
@@ -123,7 +123,8 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
         for ax, group in zip(axes.flat, groups, strict=False):
             for mode in content["mode_order"]:
                 curve = content["modes"][mode]["recall_curve"]
-                ax.plot(curve["k"], curve[f"by_{stratum}"].get(group, []) or [None] * len(curve["k"]), label=mode)
+                values = curve[f"by_{stratum}"].get(group, []) or [None] * len(curve["k"])
+                ax.plot(curve["k"], values, label=mode, linestyle=_style(mode, content), linewidth=1.8)
             _curve_axes(ax, group)
         for ax in list(axes.flat)[len(groups) :]:
             ax.axis("off")
@@ -133,6 +134,11 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
         figure.tight_layout(rect=(0, 0, 0.9, 1))
         paths.append(_save(figure, out / f"recall_curve_by_{stratum}.png", plt))
     return paths
+
+
+def _style(mode: str, content: dict) -> str:
+    """Solid, dashed, dotted ... by mode position, so overlapping curves stay visible."""
+    return ("-", "--", ":", "-.")[content["mode_order"].index(mode) % 4]
 
 
 def _curve_axes(ax, title: str) -> None:

@@ -17,10 +17,18 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
+        os.chmod(temp, 0o666 & ~_umask())
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process umask (mkstemp creates files 0600; outputs should get the usual mode)."""
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
