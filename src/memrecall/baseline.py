@@ -11,7 +11,7 @@ from memrecall.compare import compare_systems
 from memrecall.datasets.epirec import load_epirec
 from memrecall.embeddings import Encoder, cache_dir, resolve_model
 from memrecall.model import Ranking, Task
-from memrecall.report import environment, make_report
+from memrecall.report import environment, make_report, task_identity
 from memrecall.retrievers import ABLATIONS, NEEDS_ENCODER, build_retriever
 from memrecall.runner import run_task
 from memrecall.scoring import ScoringConfig, score_task
@@ -88,19 +88,6 @@ def ablation_comparisons(task: Task, rankings: dict[str, dict[str, Ranking]], sc
         for full, reduced, removed in ABLATIONS
         if full in rankings and reduced in rankings
     ]
-
-
-def task_identity(task: Task) -> dict:
-    """Name, version, source sha256, reference time and sizes of a task, for reports."""
-    return {
-        "name": task.name,
-        "version": task.version,
-        "source_sha256": task.source_sha256,
-        "reference_time": task.reference_time.isoformat() if task.reference_time else None,
-        "stores": len(task.stores),
-        "documents": sum(len(s) for s in task.stores.values()),
-        "queries": len(task.queries),
-    }
 
 
 def epirec_rankings_rows(task: Task, rankings: dict[str, Ranking]) -> list[dict]:

@@ -34,6 +34,29 @@ def _coverage_floor(text: str | None) -> tuple[int, float] | None:
     return parsed
 
 
+MODE_WORDS = {"fts5", "dense", "hybrid", "auto"}
+
+
+class HarnessCommand(click.Command):
+    """Accepts `--modes fts5 dense hybrid` (space-separated) as well as `--modes fts5,dense,hybrid`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Join the mode names that follow --modes into one comma-separated value."""
+        joined: list[str] = []
+        index = 0
+        while index < len(args):
+            joined.append(args[index])
+            if args[index] == "--modes":
+                names = []
+                while index + 1 < len(args) and args[index + 1].split(",")[0] in MODE_WORDS:
+                    index += 1
+                    names.append(args[index])
+                if names:
+                    joined.append(",".join(names))
+            index += 1
+        return super().parse_args(ctx, joined)
+
+
 def harness_options(function: Callable) -> Callable:
     """The options every dataset harness takes."""
     options = [
@@ -48,7 +71,7 @@ def harness_options(function: Callable) -> Callable:
             multiple=True,
             default=("fts5,dense,hybrid",),
             show_default=True,
-            help="Search modes, comma-separated or repeated: fts5, dense, hybrid, auto.",
+            help="Search modes: fts5, dense, hybrid, auto (space- or comma-separated).",
         ),
         click.option("--k", "ks", default="1,3,5,10", show_default=True, help="Cut-offs for recall@k and nDCG@k."),
         click.option("--output", type=click.Path(path_type=Path), default=None, help="Report JSON path."),
@@ -152,7 +175,7 @@ def split_modes(values: tuple[str, ...]) -> list[str]:
     return [m for value in values for m in value.replace(" ", ",").split(",") if m]
 
 
-@click.command()
+@click.command(cls=HarnessCommand)
 @harness_options
 @click.option(
     "--protocol",
@@ -185,7 +208,7 @@ def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
     run_and_print(task, options, params, title, Path("longmemeval_report.json"))
 
 
-@click.command()
+@click.command(cls=HarnessCommand)
 @harness_options
 @click.option(
     "--granularity",

@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from memrecall.baseline import task_identity
 from memrecall.compare import compare_systems
 from memrecall.datasets.jsonfile import file_sha256
 from memrecall.datasets.registry import dataset_spec
 from memrecall.rankings import load_rankings
-from memrecall.report import environment, make_report
+from memrecall.report import environment, make_report, task_identity
 from memrecall.scoring import score_task
 
 

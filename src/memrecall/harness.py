@@ -7,12 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memrecall.baseline import task_identity
 from memrecall.diagnostics import coverage, recall_curve, token_efficiency
 from memrecall.embeddings import Encoder, cache_dir, resolve_model
 from memrecall.errors import ConfigError
 from memrecall.model import Ranking, Task
-from memrecall.report import environment, make_report
+from memrecall.report import environment, make_report, task_identity
 from memrecall.retrievers.base import TaskAware
 from memrecall.retrievers.dense import DenseRetriever
 from memrecall.retrievers.fts5 import Fts5Retriever

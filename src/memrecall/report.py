@@ -11,6 +11,7 @@ from typing import Any
 
 from memrecall import __version__
 from memrecall.io import canonical_json
+from memrecall.model import Task
 
 
 def signature(content: dict[str, Any]) -> str:
@@ -38,4 +39,17 @@ def environment(durations: dict[str, float], **extra: Any) -> dict[str, Any]:
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "durations_seconds": {k: round(v, 3) for k, v in sorted(durations.items())},
         **extra,
+    }
+
+
+def task_identity(task: Task) -> dict:
+    """Name, version, source sha256, reference time and sizes of a task, for reports."""
+    return {
+        "name": task.name,
+        "version": task.version,
+        "source_sha256": task.source_sha256,
+        "reference_time": task.reference_time.isoformat() if task.reference_time else None,
+        "stores": len(task.stores),
+        "documents": sum(len(s) for s in task.stores.values()),
+        "queries": len(task.queries),
     }
