@@ -124,3 +124,31 @@ def test_real_release_counts_are_pinned():
     )
     assert last.id.startswith("conv-50:")
     assert turn.task.stores["conv-26"][0].id == "D1:1"
+
+
+def test_exported_turn_rankings_replay_through_evaluate(tmp_path):
+    result = run(
+        "locomo",
+        "--data",
+        MINI,
+        "--modes",
+        "fts5",
+        "--granularity",
+        "turn",
+        "--quiet",
+        "--output",
+        tmp_path / "r.json",
+        "--export-rankings",
+        tmp_path / "rk.jsonl",
+    )
+    assert result.exit_code == 0, result.output
+    first = json.loads((tmp_path / "rk.jsonl").read_text().splitlines()[0])
+    assert first["store_id"] == "conv-a" and first["query_id"] == "conv-a:qa0" and len(first["ranked_ids"]) == 6
+    replay = run(
+        "evaluate", tmp_path / "rk.jsonl", "--dataset", "locomo-turn", "--data", MINI, "--output", tmp_path / "e.json"
+    )
+    assert replay.exit_code == 0, replay.output
+    replayed = json.loads((tmp_path / "e.json").read_text())["content"]["system"]["results"]
+    original = json.loads((tmp_path / "r.json").read_text())["content"]["modes"]["fts5"]["results"]
+    assert replayed["overall"]["recall@1"] == original["overall"]["recall@1"]
+    assert replayed["apart_by_category"]["5-adversarial"]["n"] == 1

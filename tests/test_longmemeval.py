@@ -229,7 +229,20 @@ def test_official_protocol_headline_is_recall_all(tmp_path):
 
 
 def test_modes_accept_space_separated_names(tmp_path):
-    result = run("longmemeval", "--data", MINI, "--modes", "fts5", "hybrid", "--k", "1,3", "--output",
-                 tmp_path / "r.json", "--quiet", "--cache-dir", tmp_path / "cache")
+    result = run(
+        "longmemeval",
+        "--data",
+        MINI,
+        "--modes",
+        "fts5",
+        "hybrid",
+        "--k",
+        "1,3",
+        "--output",
+        tmp_path / "r.json",
+        "--quiet",
+        "--cache-dir",
+        tmp_path / "cache",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "r.json").read_text())["content"]["mode_order"] == ["fts5", "hybrid"]
