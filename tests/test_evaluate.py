@@ -109,3 +109,16 @@ def test_randomisation_p_values():
     assert randomisation_p(np.zeros(10), rng, 500) == 1.0
     # all 12 differences +1: only the all-plus flip (prob 2^-12) is as extreme in either direction
     assert randomisation_p(np.ones(12), group_rng(0, "y"), 2000) < 0.01
+
+
+def test_rankings_line_schema_accepts_exported_lines_and_rejects_bad_ones(exported):
+    from jsonschema import Draft202012Validator
+
+    from memrecall.corpus.sources import schema
+
+    validator = Draft202012Validator(schema("rankings_line"))
+    for line in (exported / "rk" / "fts5.jsonl").read_text().splitlines():
+        assert validator.is_valid(json.loads(line))
+    assert validator.is_valid({"store_id": "q1", "query_id": "q1", "ranked_ids": ["s1", "s2"]})
+    assert not validator.is_valid({"persona_id": "p01", "probe_id": "p01e01-f", "ranked_episode_ids": []})
+    assert not validator.is_valid({"persona_id": "p01", "probe_id": "p01e01-f", "ranked_ids": ["x"]})
