@@ -76,9 +76,7 @@ def build(root: Path, check: bool) -> None:
             click.echo(f"violation: {violation}", err=True)
         click.echo(f"refusing to build: {len(result.violations)} violation(s) in the sources", err=True)
         sys.exit(1)
-    from memrecall.corpus.sources import load_personas
-
-    files = generated_files(layout, load_personas(layout).personas)
+    files = generated_files(layout, result.personas)
     if check:
         stale = stale_files(files)
         for path in stale:

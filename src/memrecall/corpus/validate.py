@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memrecall.corpus import rules
-from memrecall.corpus.build import generated_files, release_stats, sha256_text
+from memrecall.corpus.build import generated_files, release_stats
 from memrecall.corpus.checks import Violation, check_corpus, check_persona
 from memrecall.corpus.croissant import CROISSANT_SPEC
 from memrecall.corpus.sources import Layout, load_personas, read_json_file, schema_violations
+from memrecall.datasets.jsonfile import file_sha256
 
 
 @dataclass
@@ -17,6 +18,7 @@ class ValidationResult:
 
     counts: dict = field(default_factory=dict)
     violations: list[Violation] = field(default_factory=list)
+    personas: list[dict] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -26,7 +28,7 @@ class ValidationResult:
 def validate_sources(layout: Layout) -> ValidationResult:
     """Schema and spec rules over the persona sources only."""
     loaded = load_personas(layout)
-    result = ValidationResult(violations=list(loaded.violations))
+    result = ValidationResult(violations=list(loaded.violations), personas=loaded.personas)
     reference = rules.parse_timestamp(rules.REFERENCE_NOW)
     for persona, stem in zip(loaded.personas, loaded.files, strict=True):
         found = check_persona(persona, stem, reference)
@@ -47,25 +49,24 @@ def validate_root(layout: Layout) -> ValidationResult:
     if release is not None:
         result.violations.extend(schema_violations(release, "release", release_where))
     if result.ok:
-        loaded = load_personas(layout)
-        expected = generated_files(layout, loaded.personas)
+        expected = generated_files(layout, result.personas)
         if layout.release.read_bytes() != expected[layout.release].encode("utf-8"):
             result.violations.append(
                 Violation(release_where, "differs from what `memrecall build` writes from the sources")
             )
-    result.violations.extend(_check_checksums(layout))
-    result.violations.extend(_check_croissant(layout))
+    release_sha256 = file_sha256(layout.release) if layout.release.exists() else None
+    result.violations.extend(_check_checksums(layout, release_sha256))
+    result.violations.extend(_check_croissant(layout, release_sha256))
     return result
 
 
-def _check_checksums(layout: Layout) -> list[Violation]:
-    """SHA256SUMS exists and its line for the release matches the release's bytes."""
+def _check_checksums(layout: Layout, actual: str | None) -> list[Violation]:
+    """SHA256SUMS exists and its line for the release matches the release's sha256 (None: no release)."""
     where = layout.display(layout.checksums)
     if not layout.checksums.exists():
         return [Violation(where, "file is missing")]
-    if not layout.release.exists():
+    if actual is None:
         return []
-    actual = sha256_text(layout.release.read_bytes().decode("utf-8", errors="replace"))
     entries = {}
     for number, line in enumerate(layout.checksums.read_text(encoding="utf-8").splitlines(), start=1):
         parts = line.split()
@@ -80,8 +81,8 @@ def _check_checksums(layout: Layout) -> list[Violation]:
     return []
 
 
-def _check_croissant(layout: Layout) -> list[Violation]:
-    """croissant.json declares Croissant 1.1 and carries the release's sha256."""
+def _check_croissant(layout: Layout, actual: str | None) -> list[Violation]:
+    """croissant.json declares Croissant 1.1 and carries the release's sha256 (None: no release)."""
     where = layout.display(layout.croissant)
     metadata, problems = read_json_file(layout.croissant, where)
     if problems:
@@ -90,8 +91,7 @@ def _check_croissant(layout: Layout) -> list[Violation]:
     if not isinstance(metadata, dict) or metadata.get("conformsTo") != CROISSANT_SPEC:
         out.append(Violation(where, f"does not declare conformsTo {CROISSANT_SPEC}"))
         return out
-    if layout.release.exists():
-        actual = sha256_text(layout.release.read_bytes().decode("utf-8", errors="replace"))
+    if actual is not None:
         digests = [d.get("sha256") for d in metadata.get("distribution", []) if isinstance(d, dict)]
         if actual not in digests:
             out.append(Violation(where, f"no distribution carries the release sha256 {actual[:12]}..."))
