@@ -70,9 +70,7 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
         content["ablations"] = ablations
     if any(n in NEEDS_ENCODER for n in options.strategies):
         content["model"] = shared_encoder().describe()
-    extra = {}
-    if encoder:
-        extra = {"model_origin": encoder[0].source.origin, "texts_encoded": encoder[0].encoded_count}
+    extra = encoder[0].run_facts() if encoder else {}
     return BaselineRun(task, rankings, make_report(content, environment(durations, **extra)))
 
 

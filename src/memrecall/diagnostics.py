@@ -8,7 +8,7 @@ import numpy as np
 
 from memrecall.metrics import rank_matrix, target_ranks
 from memrecall.model import Ranking, Task
-from memrecall.scoring import HEADLINE_KEY
+from memrecall.scoring import in_headline
 
 COVERAGE_KS = (1, 3, 5, 10, 20, 50)
 CHARS_PER_TOKEN = 4
@@ -16,7 +16,15 @@ CHARS_PER_TOKEN = 4
 
 def headline_queries(task: Task) -> list:
     """Queries that have targets and are in the headline."""
-    return [q for q in task.queries if q.targets and q.strata.get(HEADLINE_KEY, "yes") == "yes"]
+    return [q for q in task.queries if q.targets and in_headline(q)]
+
+
+def first_and_last_gold(queries: list, rankings: Mapping[str, Ranking]) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, the rank of its best-placed and of its worst-placed gold document (inf when absent)."""
+    ranks = rank_matrix([target_ranks(rankings[q.id].doc_ids, q.targets) for q in queries])
+    first = np.where(np.isnan(ranks), np.inf, ranks).min(axis=1)
+    last = np.where(np.isnan(ranks), -np.inf, ranks).max(axis=1)
+    return first, last
 
 
 def coverage(task: Task, rankings: Mapping[str, Ranking], depth: int = 50) -> dict:
@@ -26,10 +34,7 @@ def coverage(task: Task, rankings: Mapping[str, Ranking], depth: int = 50) -> di
     ranks within `depth`, and `hard` when it is absent from the top `depth`.
     """
     queries = headline_queries(task)
-    ranks = rank_matrix([target_ranks(rankings[q.id].doc_ids, q.targets) for q in queries])
-    safe = np.where(np.isnan(ranks), -np.inf, ranks)
-    first = np.where(np.isnan(ranks), np.inf, ranks).min(axis=1)
-    worst = safe.max(axis=1)
+    first, worst = first_and_last_gold(queries, rankings)
     out: dict = {"depth": depth, "n": len(queries), "any": {}, "all": {}, "misses": {}}
     ks = sorted({k for k in COVERAGE_KS if k <= depth} | {depth})
     for k in ks:
@@ -83,15 +88,15 @@ def token_efficiency(task: Task, rankings: Mapping[str, Ranking], ks: Sequence[i
 def recall_curve(task: Task, rankings: Mapping[str, Ranking], stratum: str | None, max_k: int = 50) -> dict:
     """recall@k (any gold in the top k) for k = 1..max_k over headline queries, overall and per stratum group."""
     queries = headline_queries(task)
-    first = np.array([min(target_ranks(rankings[q.id].doc_ids, q.targets)) for q in queries]) if queries else None
+    if not queries:
+        return {"k": [], "overall": []}
+    first, _ = first_and_last_gold(queries, rankings)
     ks = np.arange(1, max_k + 1)
 
     def curve(mask: np.ndarray) -> list[float]:
         chosen = first[mask]
         return [float(v) for v in (chosen[:, None] <= ks[None, :]).mean(axis=0)] if chosen.size else []
 
-    if first is None:
-        return {"k": [], "overall": []}
     out: dict = {"k": ks.tolist(), "overall": curve(np.ones(len(queries), dtype=bool))}
     if stratum:
         groups = sorted({q.strata[stratum] for q in queries if stratum in q.strata})

@@ -156,6 +156,10 @@ class Encoder:
             cached.update(fresh)
         return np.stack([cached[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
 
+    def run_facts(self) -> dict:
+        """Where the model came from and how many texts this run encoded: unsigned env facts."""
+        return {"model_origin": self.source.origin, "texts_encoded": self.encoded_count}
+
     def describe(self) -> dict:
         """Model id and weights sha256: what identifies the encoder in a signed report."""
         return {"id": self.source.model_id, "weights_sha256": self.weights_sha256}

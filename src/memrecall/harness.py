@@ -130,7 +130,7 @@ def run_harness(task: Task, options: HarnessOptions) -> HarnessRun:
     extra = {}
     if encoder:
         content["model"] = encoder.describe()
-        extra = {"model_origin": encoder.source.origin, "texts_encoded": encoder.encoded_count}
+        extra = encoder.run_facts()
     return HarnessRun(rankings, make_report(content, environment(durations, **extra)))
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memrecall.metrics import Metric, bootstrap_ci, group_rng, metric_values, parse_metric, rank_matrix, target_ranks
-from memrecall.model import Ranking, Task
+from memrecall.model import Query, Ranking, Task
 
 EPIREC_METRICS = ("recall@3", "recall@1", "mrr")
 EPIREC_GROUPINGS = ((), ("probe_type",), ("probe_type", "intensity_band"), ("probe_type", "age_bucket"))
@@ -75,6 +75,11 @@ HEADLINE_KEY = "in_headline"
 HEADLINE_REASON_KEY = "left_out_because"
 
 
+def in_headline(query: Query) -> bool:
+    """True unless the query's strata mark it in_headline = no."""
+    return query.strata.get(HEADLINE_KEY, "yes") == "yes"
+
+
 def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfig = ScoringConfig()) -> dict:
     """Results overall and per stratum group; queries without targets are counted, not scored.
 
@@ -89,11 +94,11 @@ def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfi
     scored = [q for q in task.queries if q.targets]
     values = per_query_values(task, rankings, metrics)
     results: dict = {"n_queries": len(task.queries), "n_without_targets": len(task.queries) - len(scored)}
-    headline = [i for i, q in enumerate(scored) if q.strata.get(HEADLINE_KEY, "yes") == "yes"]
+    headline = [i for i, q in enumerate(scored) if in_headline(q)]
     if len(headline) < len(scored):
         reasons: dict[str, int] = {}
         for query in scored:
-            if query.strata.get(HEADLINE_KEY, "yes") != "yes":
+            if not in_headline(query):
                 reason = query.strata.get(HEADLINE_REASON_KEY, "unspecified")
                 reasons[reason] = reasons.get(reason, 0) + 1
         results["left_out_of_headline"] = dict(sorted(reasons.items()))
