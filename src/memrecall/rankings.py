@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,6 +100,7 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
     """Match rows to the task's queries: each exactly once, known ids, no repeats, full if required."""
     queries = {q.id: q for q in task.queries}
     seen: dict[str, int] = {}
+    store_ids_of: dict[str, set[str]] = {}
     problems, rankings = [], {}
     for row in rows:
         query = queries.get(row.query_id)
@@ -112,8 +114,10 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
         if row.store_id is not None and row.store_id != query.store_id:
             problems.append(f"line {row.line}: {row.query_id} belongs to store {query.store_id}, not {row.store_id}")
             continue
-        store_ids = {d.id for d in task.stores[query.store_id]}
-        repeated = sorted({d for d in row.doc_ids if row.doc_ids.count(d) > 1})
+        if query.store_id not in store_ids_of:
+            store_ids_of[query.store_id] = {d.id for d in task.stores[query.store_id]}
+        store_ids = store_ids_of[query.store_id]
+        repeated = sorted(d for d, count in Counter(row.doc_ids).items() if count > 1)
         unknown = [d for d in row.doc_ids if d not in store_ids]
         absent = sorted(store_ids - set(row.doc_ids))
         if repeated:
