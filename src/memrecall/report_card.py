@@ -6,6 +6,7 @@ from pathlib import Path
 
 from memrecall.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
 from memrecall.io import atomic_write_text
+from memrecall.table import harness_rows
 
 
 def _value(row: dict, metric: str, with_ci: bool = True) -> str:
@@ -104,21 +105,12 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
 def harness_card(report: dict, figures: list[Path]) -> list[str]:
     """Headline metrics per mode and group, coverage, token efficiency, dataset notes; figures."""
     content = report["content"]
-    stratum = content.get("primary_stratum")
     metrics = [*content["headline_metrics"], "mrr"]
     lines = [f"## Results (headline metric {content['primary_metric']}, 95% CI on the first column)", ""]
-    rows = []
-    for mode in content["mode_order"]:
-        results = content["modes"][mode]["results"]
-        groups = [("overall", results.get("overall"))]
-        groups += list(results.get(f"by_{stratum}", {}).items()) if stratum else []
-        for key in (k for k in results if k.startswith("apart_")):
-            shown = results.get(f"by_{stratum}", {}) if key == f"apart_by_{stratum}" else {}
-            groups += [
-                (f"{key.removeprefix('apart_by_')}: {g} (apart)", r) for g, r in results[key].items() if g not in shown
-            ]
-        for group, row in groups:
-            rows.append([mode, group, *(_value(row, m, i == 0) for i, m in enumerate(metrics)), str(row["n"])])
+    rows = [
+        [mode, group, *(_value(row, m, i == 0) for i, m in enumerate(metrics)), str(row["n"])]
+        for mode, group, row in harness_rows(report, apart_suffix=" (apart)")
+    ]
     lines += _table(["mode", "group", *metrics, "n"], rows)
     for mode in content["mode_order"]:
         entry = content["modes"][mode]

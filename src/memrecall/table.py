@@ -71,8 +71,11 @@ def comparison_table(title: str, rows: Sequence[Sequence[str]], metrics: Sequenc
     return table
 
 
-def harness_rows(report: dict) -> list[tuple[str, str, dict]]:
-    """Rows of a harness report: per mode, overall, each primary-stratum group, then the apart rows."""
+def harness_rows(report: dict, apart_suffix: str = "") -> list[tuple[str, str, dict]]:
+    """Rows of a harness report: per mode, overall, each primary-stratum group, then the apart rows.
+
+    Apart rows already shown as headline groups are skipped; `apart_suffix` marks the rest.
+    """
     content = report["content"]
     rows = []
     stratum = content.get("primary_stratum")
@@ -85,5 +88,7 @@ def harness_rows(report: dict) -> list[tuple[str, str, dict]]:
         for key in (k for k in results if k.startswith("apart_")):
             label = key.removeprefix("apart_by_")
             shown = results.get(f"by_{stratum}", {}) if label == stratum else {}
-            rows.extend((mode, f"{label}: {group}", r) for group, r in results[key].items() if group not in shown)
+            rows.extend(
+                (mode, f"{label}: {group}{apart_suffix}", r) for group, r in results[key].items() if group not in shown
+            )
     return rows
