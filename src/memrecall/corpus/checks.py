@@ -21,8 +21,10 @@ class Violation:
         return f"{self.where}: {self.message}"
 
 
-def check_persona(persona: dict[str, Any], file_stem: str, reference: datetime) -> list[Violation]:
-    """Every per-persona rule of the spec; the persona is assumed schema-valid."""
+def check_persona(
+    persona: dict[str, Any], file_stem: str, reference: datetime, text_words: tuple[int, int] = rules.TEXT_WORDS
+) -> list[Violation]:
+    """Every per-persona rule of the v1 spec (v2 passes its own text length); the persona is schema-valid."""
     pid = persona["persona_id"]
     out: list[Violation] = []
     if pid != file_stem:
@@ -33,7 +35,7 @@ def check_persona(persona: dict[str, Any], file_stem: str, reference: datetime) 
         out.append(Violation(pid, f"has {len(episodes)} episodes, expected {lo} to {hi}"))
     out.extend(_check_sessions(pid, episodes, reference))
     for index, episode in enumerate(episodes, start=1):
-        out.extend(_check_episode(pid, index, episode, reference))
+        out.extend(_check_episode(pid, index, episode, reference, text_words))
     return out
 
 
@@ -72,7 +74,9 @@ def _check_sessions(pid: str, episodes: list[dict], reference: datetime) -> list
     return out
 
 
-def _check_episode(pid: str, index: int, episode: dict, reference: datetime) -> list[Violation]:
+def _check_episode(
+    pid: str, index: int, episode: dict, reference: datetime, text_words: tuple[int, int]
+) -> list[Violation]:
     """Id, timestamp, text length and the three probes of one episode."""
     eid = episode["id"]
     out: list[Violation] = []
@@ -86,8 +90,8 @@ def _check_episode(pid: str, index: int, episode: dict, reference: datetime) -> 
         out.append(Violation(eid, f"date_time {episode['date_time']} is not before reference_now"))
     text = episode["text"]
     words, sentences = rules.word_count(text), rules.sentence_count(text)
-    if not rules.TEXT_WORDS[0] <= words <= rules.TEXT_WORDS[1]:
-        out.append(Violation(eid, f"text has {words} words, expected 15 to 60"))
+    if not text_words[0] <= words <= text_words[1]:
+        out.append(Violation(eid, f"text has {words} words, expected {text_words[0]} to {text_words[1]}"))
     if not rules.TEXT_SENTENCES[0] <= sentences <= rules.TEXT_SENTENCES[1]:
         out.append(Violation(eid, f"text has {sentences} sentences, expected 1 to 3"))
     if episode["intensity_band"] == "high" and episode["valence"] == "neutral":

@@ -136,3 +136,76 @@ def age_bucket(days: float) -> str:
     if days > LONG_MIN_DAYS:
         return "long"
     return "medium"
+
+
+# ---- version 2 (GENERATION_SPEC.md sections 10-14) ----
+
+V2_TEXT_WORDS = (20, 40)
+V2_PROBE_MAX_WORDS = 16
+V2_THREAD_MIN_EPISODES = 4
+V2_FEELING_WORD_MAX_EXPLICIT = 2
+V2_NGRAM = 3
+V2_NGRAM_MAX_PROBES = 3
+GENERIC_FEELING_STEMS = frozenset({"feel", "emot"})
+ROUTES = ("aftermath", "body", "relation", "self", "time")
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z'’-]*")
+_DIGIT_WORD = re.compile(r"\S*\d\S*")
+
+
+@lru_cache(maxsize=1)
+def mood_phrases() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The generic mood phrases in file order, each with its tuple of stems."""
+    text = resources.files("memrecall.corpus").joinpath("mood_phrases.txt").read_text(encoding="utf-8")
+    lines = [line.strip().lower() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return tuple((line, tuple(stem(t) for t in tokens(line))) for line in lines)
+
+
+def mood_phrases_in(text: str) -> list[str]:
+    """Generic mood phrases found in `text` (stem match over consecutive tokens), as written in the list."""
+    stems = [stem(t) for t in tokens(text)]
+    found = []
+    for written, phrase in mood_phrases():
+        width = len(phrase)
+        if any(tuple(stems[i : i + width]) == phrase for i in range(len(stems) - width + 1)):
+            found.append(written)
+    return found
+
+
+def anchors_used(probe: str, anchors: list[str]) -> list[str]:
+    """Anchors with a content-word stem that is also a content-word stem of the probe, in list order."""
+    probe_stems = content_stems(probe)
+    return [anchor for anchor in anchors if content_stems(anchor) & probe_stems]
+
+
+def feeling_stems(text: str) -> set[str]:
+    """Emotion-vocabulary stems that name a feeling in `text` (not "feeling"/"emotion" themselves)."""
+    vocab = emotion_stems() - GENERIC_FEELING_STEMS
+    return {s for t in tokens(text) for s in _adverb_base_stems(t) if s in vocab}
+
+
+def content_ngrams(text: str, width: int = V2_NGRAM) -> set[tuple[str, ...]]:
+    """Distinct runs of `width` tokens that are not made of stop words only."""
+    toks = tokens(text)
+    stop = stopwords()
+    grams = {tuple(toks[i : i + width]) for i in range(len(toks) - width + 1)}
+    return {g for g in grams if not all(t in stop for t in g)}
+
+
+def uncovered_details(text: str, anchors: list[str]) -> list[str]:
+    """Numbers and mid-sentence capitalised words of `text` that no anchor contains."""
+    covered = " ".join(anchors).lower()
+    out = []
+    for match in _DIGIT_WORD.finditer(text):
+        word = match.group().strip(".,;:!?()\"'")
+        if word and word.lower() not in covered:
+            out.append(word)
+    for match in _CAPITALISED.finditer(text):
+        before = text[: match.start()].rstrip()
+        if not before or before[-1] in '.!?"“' or match.start() > 0 and text[match.start() - 1].isalnum():
+            continue
+        word = match.group().rstrip("'’-")
+        base = word.split("'")[0].split("’")[0]
+        if base == "I" or word.lower() in covered:
+            continue
+        out.append(word)
+    return out
