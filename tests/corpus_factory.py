@@ -134,3 +134,64 @@ def write_checkout(root: Path, personas: list[dict]) -> Path:
     for item in personas:
         (folder / f"{item['persona_id']}.json").write_text(json.dumps(item, indent=2), encoding="utf-8")
     return root
+
+
+FEELINGS = [
+    "proud",
+    "glad",
+    "relieved",
+    "nervous",
+    "curious",
+    "grateful",
+    "annoyed",
+    "hopeful",
+    "lonely",
+    "amused",
+    "tense",
+    "content",
+    "eager",
+    "wistful",
+]
+
+
+def persona_v2(number: int) -> dict:
+    """A persona that passes every v2 rule: two threads, anchors, siblings, short probes with routes."""
+    item = persona(number)
+    for i, episode in enumerate(item["episodes"]):
+        episode["thread"] = 1 + i % 2
+        episode["anchors"] = [
+            f"Persona {number}",
+            PLACES[i],
+            OBJECTS[i],
+            f"item {i + 1}",
+            f"day {DAYS[i]}",
+            "the river",
+        ]
+        probes = {p["type"]: p for p in episode["probes"]}
+        probes["reflective_explicit"]["query"] = (
+            f"I felt {FEELINGS[i]} about the {OBJECTS[i]}, {CUES[i]} {number + 100}."
+        )
+        implicit = probes["reflective_implicit"]
+        implicit["query"] = f"It was all about {CUES[i]} {CUES[(i + 5) % 14]} {number + 100}."
+        implicit["route"] = "time"
+        episode["emotion"] = "content" if episode["intensity_band"] == "low" else "pride"
+    episodes = item["episodes"]
+    for episode in episodes:
+        episode["siblings"] = [
+            next(
+                other["id"]
+                for other in episodes
+                if other["thread"] == episode["thread"]
+                and (other["emotion"], other["valence"]) != (episode["emotion"], episode["valence"])
+            )
+        ]
+    return item
+
+
+def write_v2_checkout(root: Path, v1: list[dict], v2: list[dict]) -> Path:
+    """Write a two-release checkout: v1 sources in the archive, v2 sources in data/personas."""
+    for folder, personas in ((root / "data" / "archive" / "v1" / "personas", v1), (root / "data" / "personas", v2)):
+        folder.mkdir(parents=True, exist_ok=True)
+        for item in personas:
+            (folder / f"{item['persona_id']}.json").write_text(json.dumps(item, indent=2), encoding="utf-8")
+    return root

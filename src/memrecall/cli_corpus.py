@@ -12,7 +12,7 @@ ROOT_OPTION = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="Checkout to work on (data/personas/, data/epirec_v1.json, data/SHA256SUMS, data/croissant.json).",
+    help="Checkout to work on (data/personas/, data/archive/v1/personas/, the releases, SHA256SUMS, croissant.json).",
 )
 
 
@@ -34,15 +34,16 @@ def _schema_valid_personas(layout):
     return loaded
 
 
-def _print_counts(counts: dict) -> None:
-    """One line per count group."""
-    click.echo(
-        f"personas: {counts.get('personas', 0)}  episodes: {counts.get('episodes', 0)}  "
-        f"probes: {counts.get('probes', 0)}"
-    )
-    for key in ("intensity_bands", "valences", "age_buckets"):
-        values = counts.get(key, {})
-        click.echo(f"{key}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
+def _print_counts(counts_by_version: dict) -> None:
+    """Per release: one line of totals, then one line per count group."""
+    for version, counts in counts_by_version.items():
+        click.echo(
+            f"EpiRec v{version} personas: {counts.get('personas', 0)}  episodes: {counts.get('episodes', 0)}  "
+            f"probes: {counts.get('probes', 0)}"
+        )
+        for key in ("intensity_bands", "valences", "age_buckets"):
+            values = counts.get(key, {})
+            click.echo(f"  {key}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
 
 
 @click.command()
@@ -76,7 +77,7 @@ def build(root: Path, check: bool) -> None:
             click.echo(f"violation: {violation}", err=True)
         click.echo(f"refusing to build: {len(result.violations)} violation(s) in the sources", err=True)
         sys.exit(1)
-    files = generated_files(layout, result.personas)
+    files = generated_files(layout, result.sources)
     if check:
         stale = stale_files(files)
         for path in stale:

@@ -9,13 +9,11 @@ from typing import Any
 
 from memrecall.corpus import rules
 from memrecall.corpus.croissant import croissant_metadata
-from memrecall.corpus.sources import Layout
+from memrecall.corpus.sources import Layout, ReleaseSpec
 from memrecall.io import atomic_write_text, pretty_json
 
 RELEASE_NAME = "EpiRec"
 RELEASE_FULL_NAME = "Episodic Recall: a benchmark for emotional resurfacing and factual lookup in agent memory"
-RELEASE_VERSION = "1.0"
-RELEASE_FILE = "epirec_v1.json"
 
 
 def release_stats(personas: list[dict[str, Any]], reference_now: str) -> dict[str, Any]:
@@ -36,13 +34,15 @@ def release_stats(personas: list[dict[str, Any]], reference_now: str) -> dict[st
     }
 
 
-def build_release(personas: list[dict[str, Any]], reference_now: str = rules.REFERENCE_NOW) -> dict[str, Any]:
+def build_release(
+    personas: list[dict[str, Any]], version: str, reference_now: str = rules.REFERENCE_NOW
+) -> dict[str, Any]:
     """The release object: identity, reference time, stats and the personas in id order."""
     ordered = sorted(personas, key=lambda p: p["persona_id"])
     return {
         "name": RELEASE_NAME,
         "full_name": RELEASE_FULL_NAME,
-        "version": RELEASE_VERSION,
+        "version": version,
         "reference_now": reference_now,
         "stats": release_stats(ordered, reference_now),
         "personas": ordered,
@@ -54,15 +54,19 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def generated_files(layout: Layout, personas: list[dict[str, Any]]) -> dict[Path, str]:
-    """Every generated file's path and exact text: release, SHA256SUMS, croissant.json."""
-    release_text = pretty_json(build_release(personas))
-    digest = sha256_text(release_text)
-    return {
-        layout.release: release_text,
-        layout.checksums: f"{digest}  {RELEASE_FILE}\n",
-        layout.croissant: pretty_json(croissant_metadata(digest, len(release_text.encode("utf-8")))),
-    }
+def generated_files(layout: Layout, sources: dict[ReleaseSpec, list[dict[str, Any]]]) -> dict[Path, str]:
+    """Every generated file's path and exact text: one file per release, SHA256SUMS, croissant.json."""
+    files: dict[Path, str] = {}
+    shipped = []
+    for release, personas in sources.items():
+        text = pretty_json(build_release(personas, release.version))
+        files[layout.release_file(release)] = text
+        shipped.append((release, sha256_text(text), len(text.encode("utf-8"))))
+    files[layout.checksums] = "".join(
+        f"{digest}  {r.file_name}\n" for r, digest, _ in sorted(shipped, key=lambda x: x[0].file_name)
+    )
+    files[layout.croissant] = pretty_json(croissant_metadata(shipped))
+    return files
 
 
 def stale_files(files: dict[Path, str]) -> list[Path]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from memrecall.corpus.sources import ReleaseSpec
+
 CROISSANT_SPEC = "http://mlcommons.org/croissant/1.1"
-DATE_PUBLISHED = "2026-11-29"
+DATE_PUBLISHED = "2026-11-30"
 PROJECT_URL = "https://github.com/memrecall/memrecall"
 
 _CONTEXT = {
@@ -49,67 +51,78 @@ _EPISODE_FIELDS = (
     ("id", "sc:Text", "Episode id, pNNeMM."),
     ("session", "sc:Integer", "Session number within the persona, 1..n in time order."),
     ("date_time", "sc:DateTime", "ISO-8601 timestamp with an explicit UTC offset."),
-    ("text", "sc:Text", "First-person journal entry, 15 to 60 words."),
+    ("text", "sc:Text", "First-person journal entry (v1: 15 to 60 words, v2: 20 to 40)."),
     ("emotion", "sc:Text", "Authored dominant feeling, one lowercase word."),
     ("intensity_band", "sc:Text", "Authored intensity: high, mild or low."),
     ("valence", "sc:Text", "Authored valence: positive, negative or neutral."),
 )
 
 
-def _field(name: str, data_type: str, description: str) -> dict[str, Any]:
-    """One episode field of the record set, extracted by JSONPath from the release file."""
+def _field(name: str, data_type: str, description: str, file_name: str) -> dict[str, Any]:
+    """One episode field of a release's record set, extracted by JSONPath from the release file."""
+    stem = file_name.removesuffix(".json")
     return {
         "@type": "cr:Field",
-        "@id": f"episodes/{name}",
+        "@id": f"{stem}/episodes/{name}",
         "name": name,
         "description": description,
         "dataType": data_type,
         "source": {
-            "fileObject": {"@id": "epirec_v1.json"},
+            "fileObject": {"@id": file_name},
             "extract": {"jsonPath": f"$.personas[*].episodes[*].{name}"},
         },
     }
 
 
-def croissant_metadata(release_sha256: str, release_bytes: int) -> dict[str, Any]:
-    """The croissant.json document, carrying the release file's sha256 and size."""
+def _distribution(release: ReleaseSpec, sha256: str, size: int) -> dict[str, Any]:
+    """The FileObject of one release file."""
+    return {
+        "@type": "cr:FileObject",
+        "@id": release.file_name,
+        "name": release.file_name,
+        "description": f"EpiRec v{release.version} release artifact: reference time, stats and personas "
+        "with episodes and probes.",
+        "contentUrl": f"data/{release.file_name}",
+        "contentSize": f"{size} B",
+        "encodingFormat": "application/json",
+        "sha256": sha256,
+    }
+
+
+def _record_set(release: ReleaseSpec) -> dict[str, Any]:
+    """One record per episode of one release."""
+    stem = release.file_name.removesuffix(".json")
+    return {
+        "@type": "cr:RecordSet",
+        "@id": f"{stem}/episodes",
+        "name": f"{stem}/episodes",
+        "description": f"One record per episode across all personas of EpiRec v{release.version}.",
+        "field": [_field(*spec, release.file_name) for spec in _EPISODE_FIELDS],
+    }
+
+
+def croissant_metadata(shipped: list[tuple[ReleaseSpec, str, int]]) -> dict[str, Any]:
+    """The croissant.json document: one distribution (sha256 and size) and record set per release."""
+    newest = max(release.version for release, _, _ in shipped)
     return {
         "@context": _CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": CROISSANT_SPEC,
         "name": "EpiRec",
         "description": (
-            "EpiRec v1: 12 fictional personas, each with 14 dated first-person journal episodes and three "
-            "retrieval probes per episode (factual, reflective_explicit, reflective_implicit), 504 probes in all. "
-            "An evaluation-only benchmark for factual lookup and emotional resurfacing in agent memory retrieval."
+            "EpiRec: 12 fictional personas, each with 14 dated first-person journal episodes and three "
+            "retrieval probes per episode (factual, reflective_explicit, reflective_implicit), 504 probes per "
+            "release. An evaluation-only benchmark for factual lookup and emotional resurfacing in agent memory "
+            "retrieval. v2 replaces v1's paraphrase-matchable reflective probes; v1.0 ships unchanged beside it."
         ),
         "license": "https://creativecommons.org/licenses/by/4.0/",
         "url": PROJECT_URL,
         "creator": {"@type": "sc:Organization", "name": "memrecall maintainers"},
         "datePublished": DATE_PUBLISHED,
-        "version": "1.0.0",
+        "version": f"{newest}.0",
         "inLanguage": "en",
         "isLiveDataset": False,
         "keywords": ["agent memory", "retrieval", "episodic memory", "benchmark", "synthetic"],
-        "distribution": [
-            {
-                "@type": "cr:FileObject",
-                "@id": "epirec_v1.json",
-                "name": "epirec_v1.json",
-                "description": "The release artifact: reference time, stats and personas with episodes and probes.",
-                "contentUrl": "data/epirec_v1.json",
-                "contentSize": f"{release_bytes} B",
-                "encodingFormat": "application/json",
-                "sha256": release_sha256,
-            }
-        ],
-        "recordSet": [
-            {
-                "@type": "cr:RecordSet",
-                "@id": "episodes",
-                "name": "episodes",
-                "description": "One record per episode across all personas.",
-                "field": [_field(*spec) for spec in _EPISODE_FIELDS],
-            }
-        ],
+        "distribution": [_distribution(*item) for item in sorted(shipped, key=lambda x: x[0].file_name)],
+        "recordSet": [_record_set(release) for release, _, _ in sorted(shipped, key=lambda x: x[0].file_name)],
     }

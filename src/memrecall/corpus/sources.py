@@ -13,18 +13,54 @@ from memrecall.corpus.checks import Violation
 
 
 @dataclass(frozen=True)
+class ReleaseSpec:
+    """One EpiRec release of a checkout: its version, file name, source folder and rule set."""
+
+    version: str
+    file_name: str
+    sources: str
+    rules: int
+
+
+# v1.0 is frozen; its sources moved to the archive when v2 took data/personas/.
+RELEASES = (
+    ReleaseSpec("1.0", "epirec_v1.json", "data/archive/v1/personas", 1),
+    ReleaseSpec("2.0", "epirec_v2.json", "data/personas", 2),
+)
+LEGACY_V1 = ReleaseSpec("1.0", "epirec_v1.json", "data/personas", 1)
+
+
+@dataclass(frozen=True)
 class Layout:
     """Where the files of an EpiRec checkout live, relative to its root."""
 
     root: Path
 
     @property
+    def releases(self) -> tuple[ReleaseSpec, ...]:
+        """The releases whose source folder exists; a checkout without an archive is a v1-only checkout."""
+        if not (self.root / RELEASES[0].sources).is_dir():
+            return (LEGACY_V1,)
+        return tuple(r for r in RELEASES if (self.root / r.sources).is_dir())
+
+    @property
+    def current(self) -> ReleaseSpec:
+        """The newest release of the checkout: what audit and labels work on."""
+        return self.releases[-1]
+
+    def sources_dir(self, release: ReleaseSpec) -> Path:
+        return self.root / release.sources
+
+    def release_file(self, release: ReleaseSpec) -> Path:
+        return self.root / "data" / release.file_name
+
+    @property
     def personas(self) -> Path:
-        return self.root / "data" / "personas"
+        return self.sources_dir(self.current)
 
     @property
     def release(self) -> Path:
-        return self.root / "data" / "epirec_v1.json"
+        return self.release_file(self.current)
 
     @property
     def checksums(self) -> Path:
@@ -91,13 +127,14 @@ def read_json_file(path: Path, where: str) -> tuple[Any, list[Violation]]:
         return None, [Violation(where, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
 
 
-def load_personas(layout: Layout) -> Loaded:
-    """Every data/personas/*.json in name order; schema-invalid files are reported, not returned."""
+def load_personas(layout: Layout, release: ReleaseSpec | None = None) -> Loaded:
+    """Every persona source of a release (default: the current one) in name order; invalid files are reported."""
     loaded = Loaded()
-    if not layout.personas.is_dir():
-        loaded.violations.append(Violation(layout.display(layout.personas), "folder is missing"))
+    folder = layout.sources_dir(release or layout.current)
+    if not folder.is_dir():
+        loaded.violations.append(Violation(layout.display(folder), "folder is missing"))
         return loaded
-    for path in sorted(layout.personas.glob("*.json")):
+    for path in sorted(folder.glob("*.json")):
         where = layout.display(path)
         document, problems = read_json_file(path, where)
         problems = problems or schema_violations(document, "persona", where)
@@ -106,5 +143,5 @@ def load_personas(layout: Layout) -> Loaded:
             loaded.personas.append(document)
             loaded.files.append(path.stem)
     if not loaded.files and not loaded.violations:
-        loaded.violations.append(Violation(layout.display(layout.personas), "holds no persona files"))
+        loaded.violations.append(Violation(layout.display(folder), "holds no persona files"))
     return loaded
