@@ -43,8 +43,17 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         env = {**os.environ, "MEMRECALL_CACHE": str(Path(folder) / "cache")}
-        command = [sys.executable, "-m", "memrecall", "baseline", "--data", str(args.data), "--quiet",
-                   "--output", str(Path(folder) / "report.json")]
+        command = [
+            sys.executable,
+            "-m",
+            "memrecall",
+            "baseline",
+            "--data",
+            str(args.data),
+            "--quiet",
+            "--output",
+            str(Path(folder) / "report.json"),
+        ]
         cold = timed(command, env)
         warm = min(timed(command, env) for _ in range(3))
     count, rate = encoder_throughput(args.data)

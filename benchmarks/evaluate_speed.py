@@ -13,29 +13,30 @@ from pathlib import Path
 
 
 def main() -> None:
-    from memrecall.baseline import epirec_rankings_rows
-    from memrecall.datasets.epirec import load_epirec
-    from memrecall.evaluate import EvaluateOptions, evaluate_rankings
+    from memrecall import evaluate_rankings, run_system
+    from memrecall.benchmarks import get_benchmark
     from memrecall.io import write_jsonl
+    from memrecall.rankings import rankings_rows
     from memrecall.retrievers.hashing import HashingRetriever
-    from memrecall.runner import run_task
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=Path("data/epirec_v1.json"))
     args = parser.parse_args()
-    task = load_epirec(args.data)
+    benchmark = get_benchmark("epirec")
+    loaded = benchmark.load(args.data)
+    result = run_system(HashingRetriever(), benchmark, loaded=loaded)
+    rows = rankings_rows(loaded.task, result.rankings["hashing"], benchmark.row_keys)
     with tempfile.TemporaryDirectory() as folder:
         a, b = Path(folder) / "a.jsonl", Path(folder) / "b.jsonl"
-        write_jsonl(a, epirec_rankings_rows(task, run_task(task, HashingRetriever())))
-        write_jsonl(b, [{**row, "ranked_episode_ids": row["ranked_episode_ids"][::-1]}
-                        for row in epirec_rankings_rows(task, run_task(task, HashingRetriever()))])
-        for label, compare in (("evaluate", None), ("evaluate --compare", b)):
+        write_jsonl(a, rows)
+        write_jsonl(b, [{**row, "ranked_episode_ids": row["ranked_episode_ids"][::-1]} for row in rows])
+        for label, files in (("evaluate", [a]), ("compare (2 systems)", [a, b])):
             times = []
             for _ in range(5):
                 started = time.perf_counter()
-                evaluate_rankings(EvaluateOptions(a, "epirec", args.data, compare))
+                evaluate_rankings(files, benchmark, loaded=loaded)
                 times.append(time.perf_counter() - started)
-            print(f"{label}: {len(task.queries)} rankings, 2000 resamples, all groups: best {min(times):.3f} s")
+            print(f"{label}: {len(loaded.task.queries)} rankings, 2000 resamples, all groups: best {min(times):.3f} s")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,14 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
-TYPES = ("single-session-user", "single-session-assistant", "single-session-preference", "multi-session",
-         "knowledge-update", "temporal-reasoning")
+TYPES = (
+    "single-session-user",
+    "single-session-assistant",
+    "single-session-preference",
+    "multi-session",
+    "knowledge-update",
+    "temporal-reasoning",
+)
 TOPICS = {
     "cooking": ["recipe", "oven", "garlic", "simmer", "sauce", "dough", "spices", "skillet", "broth", "marinade"],
     "travel": ["itinerary", "hostel", "train", "passport", "luggage", "museum", "ferry", "visa", "map", "airport"],
@@ -34,20 +40,65 @@ TOPICS = {
     "reading": ["novel", "chapter", "library", "author", "audiobook", "poetry", "memoir", "bookmark", "series"],
 }
 VERBS = ["check", "compare", "plan", "organise", "adjust", "track", "review", "schedule", "improve", "choose"]
-FILLER = ["usually", "often", "carefully", "quickly", "in the evening", "on weekends", "step by step", "at first",
-          "for a while", "every few days", "when possible", "before starting", "after a break"]
-NAMES = ["Ada", "Bruno", "Chen", "Dara", "Emil", "Farah", "Goran", "Hana", "Ilse", "Jonas", "Keiko", "Luis", "Mira",
-         "Nadim", "Olga", "Pavel", "Quinn", "Rosa", "Sami", "Tove"]
-THINGS = ["a red kayak", "a vintage camera", "a sourdough starter", "a folding bike", "a cast-iron pan",
-          "a ukulele", "a telescope", "a rowing machine", "a bonsai tree", "an espresso grinder"]
+FILLER = [
+    "usually",
+    "often",
+    "carefully",
+    "quickly",
+    "in the evening",
+    "on weekends",
+    "step by step",
+    "at first",
+    "for a while",
+    "every few days",
+    "when possible",
+    "before starting",
+    "after a break",
+]
+NAMES = [
+    "Ada",
+    "Bruno",
+    "Chen",
+    "Dara",
+    "Emil",
+    "Farah",
+    "Goran",
+    "Hana",
+    "Ilse",
+    "Jonas",
+    "Keiko",
+    "Luis",
+    "Mira",
+    "Nadim",
+    "Olga",
+    "Pavel",
+    "Quinn",
+    "Rosa",
+    "Sami",
+    "Tove",
+]
+THINGS = [
+    "a red kayak",
+    "a vintage camera",
+    "a sourdough starter",
+    "a folding bike",
+    "a cast-iron pan",
+    "a ukulele",
+    "a telescope",
+    "a rowing machine",
+    "a bonsai tree",
+    "an espresso grinder",
+]
 PLACES = ["Lisbon", "Osaka", "Tromso", "Cusco", "Hanoi", "Valletta", "Quebec", "Tbilisi", "Zanzibar", "Bergen"]
 
 
 def sentence(rng: random.Random, topic: str) -> str:
     """One filler sentence about a topic."""
     words = TOPICS[topic]
-    return (f"You can {rng.choice(VERBS)} the {rng.choice(words)} {rng.choice(FILLER)}, and keep the "
-            f"{rng.choice(words)} and {rng.choice(words)} in mind {rng.choice(FILLER)}.")
+    return (
+        f"You can {rng.choice(VERBS)} the {rng.choice(words)} {rng.choice(FILLER)}, and keep the "
+        f"{rng.choice(words)} and {rng.choice(words)} in mind {rng.choice(FILLER)}."
+    )
 
 
 def turn_text(rng: random.Random, topic: str, words: int) -> str:
@@ -99,9 +150,17 @@ def question(rng: random.Random, number: int, args) -> dict:
         dates.append(moment.strftime("%Y/%m/%d (%a) %H:%M"))
         sessions.append(session(rng, args.turns, args.user_words, args.assistant_words, fact))
     asked = start + timedelta(days=args.sessions + 1)
-    return {"question_id": qid, "question_type": qtype, "question": ask, "answer": thing,
-            "question_date": asked.strftime("%Y/%m/%d (%a) %H:%M"), "haystack_session_ids": ids,
-            "haystack_dates": dates, "haystack_sessions": sessions, "answer_session_ids": gold}
+    return {
+        "question_id": qid,
+        "question_type": qtype,
+        "question": ask,
+        "answer": thing,
+        "question_date": asked.strftime("%Y/%m/%d (%a) %H:%M"),
+        "haystack_session_ids": ids,
+        "haystack_dates": dates,
+        "haystack_sessions": sessions,
+        "answer_session_ids": gold,
+    }
 
 
 def main() -> None:
@@ -120,8 +179,10 @@ def main() -> None:
         for number in range(args.questions):
             out.write(("," if number else "") + "\n" + json.dumps(question(rng, number, args)))
         out.write("\n]\n")
-    print(f"wrote {args.out}: {args.questions} questions x {args.sessions} sessions x {args.turns} turns, "
-          f"{args.out.stat().st_size / 1e6:.0f} MB")
+    print(
+        f"wrote {args.out}: {args.questions} questions x {args.sessions} sessions x {args.turns} turns, "
+        f"{args.out.stat().st_size / 1e6:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

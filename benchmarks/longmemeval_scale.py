@@ -39,8 +39,9 @@ def run_cli(args: list[str], env: dict) -> tuple[float, int]:
     if os.path.exists(timer):
         with tempfile.NamedTemporaryFile("r") as stats:
             started = time.perf_counter()
-            subprocess.run([timer, "-f", "%M", "-o", stats.name, *command], check=True, env=env,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [timer, "-f", "%M", "-o", stats.name, *command], check=True, env=env, stdout=subprocess.DEVNULL
+            )
             elapsed = time.perf_counter() - started
             return elapsed, int(stats.read().strip().splitlines()[-1]) // 1024
     started = time.perf_counter()
@@ -104,22 +105,28 @@ def cold_throughput(task, questions: int) -> dict:
         encoder.encode(windows)
         elapsed = time.perf_counter() - started
     sessions = sum(len(s) for s in stores)
-    return {"sessions": sessions, "windows": len(windows), "tokens": tokens, "seconds": elapsed,
-            "sessions_per_s": sessions / elapsed, "tokens_per_s": tokens / elapsed}
+    return {
+        "sessions": sessions,
+        "windows": len(windows),
+        "tokens": tokens,
+        "seconds": elapsed,
+        "sessions_per_s": sessions / elapsed,
+        "tokens_per_s": tokens / elapsed,
+    }
 
 
 def policy_comparison(data: Path, questions: int) -> dict:
     """Dense recall with windows vs truncation on the first questions, real encodings."""
-    from memrecall.datasets.longmemeval import load_longmemeval
+    from memrecall.benchmarks import get_benchmark
     from memrecall.harness import HarnessOptions, run_harness
 
-    task = load_longmemeval(data, "perseus", questions)
+    benchmark = get_benchmark("longmemeval")
+    loaded = benchmark.load(data, max_instances=questions)
     out = {}
     with tempfile.TemporaryDirectory() as cache:
         for policy in ("windows", "truncate"):
-            options = HarnessOptions(modes=["dense"], headline_metrics=["recall@1", "recall@5", "recall@10"],
-                                     dense_policy=policy, cache=Path(cache), resamples=200)
-            overall = run_harness(task, options).report["content"]["modes"]["dense"]["results"]["overall"]
+            options = HarnessOptions(modes=["dense"], dense_policy=policy, cache=Path(cache), resamples=200)
+            overall = run_harness(benchmark, loaded, options).report["content"]["modes"]["dense"]["results"]["overall"]
             out[policy] = {m: overall[m]["value"] for m in ("recall@1", "recall@5", "recall@10")}
     return out
 
@@ -137,8 +144,10 @@ def main() -> None:
     print(f"data: {args.data} ({size:.0f} MB, sha256 {digest}...)")
     with tempfile.TemporaryDirectory() as folder:
         env = {**os.environ, "MEMRECALL_CACHE": str(Path(folder) / "cache")}
-        seconds, rss = run_cli(["longmemeval", "--data", str(args.data), "--modes", "fts5", "--output",
-                                str(Path(folder) / "fts5.json")], env)
+        seconds, rss = run_cli(
+            ["longmemeval", "--data", str(args.data), "--modes", "fts5", "--output", str(Path(folder) / "fts5.json")],
+            env,
+        )
         print(f"fts5, all questions: {seconds:.1f} s, peak RSS {rss} MB")
         task = load_longmemeval(args.data, "perseus")
         print(f"questions {len(task.queries)}, sessions {sum(len(s) for s in task.stores.values())}")
@@ -147,19 +156,35 @@ def main() -> None:
         print(f"pre-filled {filled} random vectors in {time.perf_counter() - started:.0f} s")
         del task
         for mode in ("dense", "hybrid"):
-            seconds, rss = run_cli(["longmemeval", "--data", str(args.data), "--modes", mode, "--output",
-                                    str(Path(folder) / f"{mode}.json")], env)
+            seconds, rss = run_cli(
+                [
+                    "longmemeval",
+                    "--data",
+                    str(args.data),
+                    "--modes",
+                    mode,
+                    "--output",
+                    str(Path(folder) / f"{mode}.json"),
+                ],
+                env,
+            )
             print(f"{mode}, all questions, warm cache: {seconds:.1f} s, peak RSS {rss} MB")
     cold = cold_throughput(load_longmemeval(args.data, "perseus", args.cold_questions), args.cold_questions)
     peak, how = peak_flops()
     limit = peak / flops_per_token()
-    print(f"cold encoding: {cold['sessions']} sessions ({cold['windows']} windows, {cold['tokens']} tokens) in "
-          f"{cold['seconds']:.1f} s = {cold['sessions_per_s']:.2f} sessions/s, {cold['tokens_per_s']:.0f} tokens/s")
-    print(f"theoretical limit: {flops_per_token() / 1e6:.1f} MFLOP/token; peak {peak / 1e9:.0f} GFLOP/s ({how}) "
-          f"-> {limit:.0f} tokens/s; measured is {cold['tokens_per_s'] / limit:.0%} of it")
+    print(
+        f"cold encoding: {cold['sessions']} sessions ({cold['windows']} windows, {cold['tokens']} tokens) in "
+        f"{cold['seconds']:.1f} s = {cold['sessions_per_s']:.2f} sessions/s, {cold['tokens_per_s']:.0f} tokens/s"
+    )
+    print(
+        f"theoretical limit: {flops_per_token() / 1e6:.1f} MFLOP/token; peak {peak / 1e9:.0f} GFLOP/s ({how}) "
+        f"-> {limit:.0f} tokens/s; measured is {cold['tokens_per_s'] / limit:.0%} of it"
+    )
     for policy, values in policy_comparison(args.data, args.policy_questions).items():
-        print(f"dense {policy} on the first {args.policy_questions} questions: "
-              + ", ".join(f"{k} {v:.3f}" for k, v in values.items()))
+        print(
+            f"dense {policy} on the first {args.policy_questions} questions: "
+            + ", ".join(f"{k} {v:.3f}" for k, v in values.items())
+        )
 
 
 if __name__ == "__main__":

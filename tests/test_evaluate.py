@@ -43,21 +43,27 @@ def test_exported_rankings_replay_to_exactly_the_baseline_numbers(exported, name
     report = json.loads(output.read_text())
     baseline = json.loads((exported / "baseline.json").read_text())
     assert verify(report)
-    assert report["content"]["system"]["results"] == baseline["content"]["strategies"][name]["results"]
+    assert report["content"]["system_order"] == [name]
+    assert report["content"]["systems"][name]["results"] == baseline["content"]["strategies"][name]["results"]
     assert report["content"]["task"]["source_sha256"] == baseline["content"]["task"]["source_sha256"]
-    assert len(report["content"]["system"]["rankings_sha256"]) == 64
+    assert len(report["content"]["systems"][name]["rankings_sha256"]) == 64
 
 
 def test_compare_reports_paired_differences_by_probe_type(exported):
     result, output = evaluate(exported, "hashing", "--compare", exported / "rk" / "recency.jsonl")
     assert result.exit_code == 0, result.output
-    comparison = json.loads(output.read_text())["content"]["comparison"]["by_group"]
+    content = json.loads(output.read_text())["content"]
+    assert content["system_order"] == ["hashing", "recency"]
+    (only,) = content["comparisons"]
+    assert (only["system"], only["baseline"]) == ("recency", "hashing")
+    comparison = only["by_group"]
     assert sorted(comparison) == ["factual", "overall", "reflective_explicit", "reflective_implicit"]
     factual = comparison["factual"]["recall@1"]
     # hashing puts every factual target first (8/8); recency only the newest episode of each store (2/8)
-    assert (factual["a"], factual["b"], factual["difference"]) == (1.0, 0.25, 0.75)
-    assert factual["ci_low"] <= 0.75 <= factual["ci_high"]
+    assert (factual["a"], factual["b"], factual["difference"]) == (0.25, 1.0, -0.75)
+    assert factual["ci_low"] <= -0.75 <= factual["ci_high"]
     assert 0 < factual["p_value"] < 0.05
+    assert factual["p_holm"] == factual["p_value"]  # one comparison: Holm changes nothing
     assert comparison["overall"]["n"] == 24
 
 
@@ -72,7 +78,7 @@ def test_trec_run_is_accepted(exported, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "t.json").read_text())
     baseline = json.loads((exported / "baseline.json").read_text())
-    assert report["content"]["system"]["results"] == baseline["content"]["strategies"]["hashing"]["results"]
+    assert report["content"]["systems"]["hashing"]["results"] == baseline["content"]["strategies"]["hashing"]["results"]
 
 
 def test_every_problem_is_reported_with_its_line_and_no_report_is_written(exported, tmp_path):
@@ -93,7 +99,7 @@ def test_every_problem_is_reported_with_its_line_and_no_report_is_written(export
         "line 2: t01e01-x leaves out 1 document(s)",
         "line 3: t01e01-i ranks",
         "line 4: t01e02-f ranks unknown id(s) t01e99",
-        "line 5: query t01e01-f already ranked on line 1",
+        "line 5: query t01e01-f already ranked at line 1",
         "line 6: t01e02-i belongs to store t01, not t02",
         "line 25: expected a JSON object, got list",
         "line 26: not valid JSON",

@@ -6,6 +6,7 @@ from memrecall.affect import vader_intensity
 from memrecall.datasets.epirec import load_epirec
 from memrecall.embeddings import Encoder, resolve_model
 from memrecall.model import Document
+from memrecall.pipeline import rank_task
 from memrecall.retrievers.dense import DenseRetriever
 from memrecall.retrievers.memory_models import (
     band_salience,
@@ -15,7 +16,7 @@ from memrecall.retrievers.memory_models import (
     gate_open,
     memory_model_config,
 )
-from memrecall.runner import run_task
+from memrecall.systems import adapt
 
 
 def test_decay_is_one_at_age_zero_and_half_at_one_half_life():
@@ -74,3 +75,8 @@ def test_oracle_salience_lifts_high_band_episodes(mini_task_and_encoder):
     rankings = run_task(task, retriever)
     # with nearly all weight on the band, both high episodes of t01 lead every t01 ranking
     assert set(rankings["t01e01-f"].doc_ids[:2]) == {"t01e02", "t01e03"}
+
+
+def run_task(task, retriever):
+    """Rankings of a built-in retriever over the task, through the one pipeline."""
+    return rank_task(adapt(retriever), task, require_full=True).rankings

@@ -21,6 +21,8 @@ def baseline_card(tmp_path_factory, embedding_cache):
         out / "report.json",
         "--report-dir",
         out / "card",
+        "--per-query",
+        out / "per_query.jsonl",
         "--cache-dir",
         embedding_cache,
     )
@@ -53,7 +55,14 @@ def test_markdown_numbers_match_the_report(baseline_card):
 
 
 def test_the_same_report_renders_byte_identical_markdown_and_figures(baseline_card, tmp_path):
-    result = run("report", baseline_card / "report.json", "--out", tmp_path / "again")
+    result = run(
+        "report",
+        baseline_card / "report.json",
+        "--out",
+        tmp_path / "again",
+        "--per-query",
+        baseline_card / "per_query.jsonl",
+    )
     assert result.exit_code == 0, result.output
     for name in ("README.md", "recall_by_probe_type.png", "recall_by_age_bucket.png"):
         assert (tmp_path / "again" / name).read_bytes() == (baseline_card / "card" / name).read_bytes(), name
@@ -87,3 +96,17 @@ def test_report_rejects_a_file_that_is_not_a_report(tmp_path):
     path.write_text('{"a": 1}')
     result = run("report", path)
     assert result.exit_code == 2 and "is not a memrecall report" in result.output
+
+
+def test_card_lists_the_queries_every_system_missed(baseline_card):
+    rows = [json.loads(line) for line in (baseline_card / "per_query.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 * 24 and {r["system"] for r in rows} == {"recency", "hashing", "fts5"}
+    missed = sorted(
+        {r["query_id"] for r in rows if r["hit"]["@3"] is False} - {r["query_id"] for r in rows if r["hit"]["@3"]}
+    )
+    card = (baseline_card / "card" / "README.md").read_text()
+    assert "## Hardest queries" in card
+    assert missed == ["t01e01-i"]  # hashing and fts5 rank its episode 4th at best
+    assert "1 query was missed by every system" in card
+    for query_id in missed:
+        assert f"| {query_id} |" in card

@@ -1,20 +1,28 @@
-"""Run retrieval strategies on an EpiRec release and build the signed baseline report."""
+"""The baseline view: built-in systems on an EpiRec release, through the one pipeline, as a signed report."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memrecall.benchmarks import get_benchmark
 from memrecall.compare import compare_systems
-from memrecall.datasets.epirec import load_epirec
-from memrecall.embeddings import Encoder, cache_dir, resolve_model
+from memrecall.encoders import SharedEncoder
 from memrecall.model import Ranking, Task
+from memrecall.pipeline import rank_task
 from memrecall.report import environment, make_report, task_identity
-from memrecall.retrievers import ABLATIONS, NEEDS_ENCODER, build_retriever
-from memrecall.runner import run_task
 from memrecall.scoring import ScoringConfig, score_task
+from memrecall.systems import NEEDS_ENCODER, SystemContext, adapt, build_builtin
+
+# (strategy, its ablation, what the ablation removes): reported as paired comparisons when both ran
+ABLATIONS = (
+    ("time-decay", "dense", "time decay"),
+    ("salience-oracle", "dense", "oracle salience"),
+    ("salience-vader", "dense", "estimated salience"),
+    ("gated", "salience-vader", "the gate"),
+    ("gated", "dense", "gated salience"),
+)
 
 
 @dataclass
@@ -39,24 +47,19 @@ class BaselineRun:
 
 
 def run_baseline(options: BaselineOptions) -> BaselineRun:
-    """Load the data, run each strategy in order, score it, and sign the report."""
-    task = load_epirec(options.data)
-    encoder: list[Encoder] = []
-
-    def shared_encoder() -> Encoder:
-        if not encoder:
-            encoder.append(Encoder(resolve_model(options.model), cache_dir(options.cache)))
-        return encoder[0]
-
+    """Load the data, run each strategy in order through the pipeline, score it, and sign the report."""
+    benchmark = get_benchmark("epirec")
+    task = benchmark.load(options.data).task
+    encoder = SharedEncoder(options.model, options.cache)
+    context = SystemContext(encoder.get, benchmark.dense_policy, options.show_progress)
     rankings: dict[str, dict[str, Ranking]] = {}
     strategies: dict[str, dict] = {}
     durations: dict[str, float] = {}
     for name in options.strategies:
-        started = time.perf_counter()
-        retriever = build_retriever(name, shared_encoder, options.show_progress)
-        rankings[name] = run_task(task, retriever, options.show_progress)
-        strategies[name] = {"config": retriever.config(), "results": score_task(task, rankings[name], options.scoring)}
-        durations[name] = time.perf_counter() - started
+        run = rank_task(adapt(build_builtin(name, context), name), task, True, options.show_progress)
+        rankings[name] = run.rankings
+        strategies[name] = {"config": run.config, "results": score_task(task, run.rankings, options.scoring)}
+        durations[name] = run.seconds
     content = {
         "kind": "baseline",
         "task": task_identity(task),
@@ -69,9 +72,8 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
     if ablations:
         content["ablations"] = ablations
     if any(n in NEEDS_ENCODER for n in options.strategies):
-        content["model"] = shared_encoder().describe()
-    extra = encoder[0].run_facts() if encoder else {}
-    return BaselineRun(task, rankings, make_report(content, environment(durations, **extra)))
+        content["model"] = encoder.get().describe()
+    return BaselineRun(task, rankings, make_report(content, environment(durations, **encoder.run_facts())))
 
 
 def ablation_comparisons(task: Task, rankings: dict[str, dict[str, Ranking]], scoring: ScoringConfig) -> list[dict]:
@@ -85,12 +87,4 @@ def ablation_comparisons(task: Task, rankings: dict[str, dict[str, Ranking]], sc
         }
         for full, reduced, removed in ABLATIONS
         if full in rankings and reduced in rankings
-    ]
-
-
-def epirec_rankings_rows(task: Task, rankings: dict[str, Ranking]) -> list[dict]:
-    """One rankings-JSONL row per probe, in task order."""
-    return [
-        {"persona_id": q.store_id, "probe_id": q.id, "ranked_episode_ids": list(rankings[q.id].doc_ids)}
-        for q in task.queries
     ]

@@ -34,3 +34,11 @@ class CorpusViolation(MemrecallError):
 
 class ConfigError(MemrecallError):
     """An option or configuration value is invalid."""
+
+
+class SystemFailure(MemrecallError):
+    """A system under test raised while indexing or ranking; names the system and the store."""
+
+
+class UsageError(ConfigError):
+    """A command-line value names something that is not there (exit code 2, like click's own usage errors)."""

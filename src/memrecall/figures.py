@@ -32,14 +32,11 @@ def _pyplot():
 
 
 def epirec_systems(report: dict) -> list[tuple[str, dict]]:
-    """(name, results) for every system in a baseline or evaluate report, in report order."""
+    """(name, results) for every system of a baseline or systems (run/evaluate/compare) report, in order."""
     content = report["content"]
     if content.get("kind") == "baseline":
         return [(n, content["strategies"][n]["results"]) for n in content["strategy_order"]]
-    systems = [("system", content["system"]["results"])]
-    if "other" in content:
-        systems.append(("other", content["other"]["results"]))
-    return systems
+    return [(n, content["systems"][n]["results"]) for n in content["system_order"]]
 
 
 def _bars(ax, groups: list[str], systems: list[tuple[str, dict]], metric: str, lookup) -> None:

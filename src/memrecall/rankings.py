@@ -16,9 +16,9 @@ GENERIC_KEYS = ("store_id", "query_id", "ranked_ids")
 
 @dataclass(frozen=True)
 class RankingRow:
-    """One query's ranking as read from a file, with the line it came from."""
+    """One query's ranking as read from a file or returned by a system, with where it came from."""
 
-    line: int
+    where: str
     store_id: str | None
     query_id: str
     doc_ids: tuple[str, ...]
@@ -26,14 +26,29 @@ class RankingRow:
 
 def read_rankings(path: Path) -> tuple[list[RankingRow], list[str]]:
     """Parse a JSONL or TREC rankings file into rows, plus every format problem with its line."""
+    rows, problems, _ = read_rankings_file(path)
+    return rows, problems
+
+
+def read_rankings_file(path: Path) -> tuple[list[RankingRow], list[str], str]:
+    """Read a rankings file once: its rows, its format problems, and the sha256 of the bytes read."""
+    import hashlib
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = Path(path).read_bytes()
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RankingsError(str(path), [f"cannot read file: {exc}"]) from None
+    rows, problems = parse_rankings_text(text, str(path))
+    return rows, problems, hashlib.sha256(data).hexdigest()
+
+
+def parse_rankings_text(text: str, source: str = "rankings") -> tuple[list[RankingRow], list[str]]:
+    """Rows and format problems of rankings text: JSONL when the first non-blank line is an object, else TREC."""
     lines = text.splitlines()
     first = next((s.strip() for s in lines if s.strip()), "")
     if not first:
-        raise RankingsError(str(path), ["file holds no rankings"])
+        raise RankingsError(source, ["file holds no rankings"])
     return _read_jsonl(lines) if first.startswith("{") else _read_trec(lines)
 
 
@@ -48,27 +63,43 @@ def _read_jsonl(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
         except json.JSONDecodeError as exc:
             problems.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
             continue
-        if not isinstance(obj, dict):
-            problems.append(f"line {number}: expected a JSON object, got {type(obj).__name__}")
-            continue
-        keys = EPIREC_KEYS if "probe_id" in obj or "persona_id" in obj else GENERIC_KEYS
-        missing = [k for k in keys if k not in obj]
-        if missing:
-            problems.append(f"line {number}: missing {', '.join(missing)}")
-            continue
-        store, query, ranked = (obj[k] for k in keys)
-        if not isinstance(store, str) or not isinstance(query, str):
-            problems.append(f"line {number}: {keys[0]} and {keys[1]} must be strings")
-            continue
-        if not isinstance(ranked, list) or not all(isinstance(d, str) for d in ranked):
-            problems.append(f"line {number}: {keys[2]} must be an array of strings")
-            continue
-        extra = sorted(set(obj) - set(keys))
-        if extra:
-            problems.append(f"line {number}: unexpected field(s) {', '.join(extra)}")
-            continue
-        rows.append(RankingRow(number, store, query, tuple(ranked)))
+        row, problem = row_from_object(obj, f"line {number}")
+        if problem:
+            problems.append(problem)
+        else:
+            rows.append(row)
     return rows, problems
+
+
+def rows_from_dicts(objects: list[dict]) -> tuple[list[RankingRow], list[str]]:
+    """Rows from in-memory row dicts (EpiRec or generic keys), each named by its position."""
+    rows, problems = [], []
+    for index, obj in enumerate(objects, start=1):
+        row, problem = row_from_object(obj, f"row {index}")
+        if problem:
+            problems.append(problem)
+        else:
+            rows.append(row)
+    return rows, problems
+
+
+def row_from_object(obj: object, where: str) -> tuple[RankingRow | None, str | None]:
+    """One rankings row from a parsed object, or the problem with it."""
+    if not isinstance(obj, dict):
+        return None, f"{where}: expected a JSON object, got {type(obj).__name__}"
+    keys = EPIREC_KEYS if "probe_id" in obj or "persona_id" in obj else GENERIC_KEYS
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        return None, f"{where}: missing {', '.join(missing)}"
+    store, query, ranked = (obj[k] for k in keys)
+    if not isinstance(store, str) or not isinstance(query, str):
+        return None, f"{where}: {keys[0]} and {keys[1]} must be strings"
+    if not isinstance(ranked, list) or not all(isinstance(d, str) for d in ranked):
+        return None, f"{where}: {keys[2]} must be an array of strings"
+    extra = sorted(set(obj) - set(keys))
+    if extra:
+        return None, f"{where}: unexpected field(s) {', '.join(extra)}"
+    return RankingRow(where, store, query, tuple(ranked)), None
 
 
 def _read_trec(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
@@ -90,7 +121,7 @@ def _read_trec(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
             continue
         grouped.setdefault(qid, []).append(entry)
     rows = [
-        RankingRow(min(e[3] for e in entries), None, qid, tuple(e[2] for e in sorted(entries)))
+        RankingRow(f"line {min(e[3] for e in entries)}", None, qid, tuple(e[2] for e in sorted(entries)))
         for qid, entries in grouped.items()
     ]
     return rows, problems
@@ -99,20 +130,20 @@ def _read_trec(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
 def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[dict[str, Ranking], list[str]]:
     """Match rows to the task's queries: each exactly once, known ids, no repeats, full if required."""
     queries = {q.id: q for q in task.queries}
-    seen: dict[str, int] = {}
+    seen: dict[str, str] = {}
     store_ids_of: dict[str, set[str]] = {}
     problems, rankings = [], {}
     for row in rows:
         query = queries.get(row.query_id)
         if query is None:
-            problems.append(f"line {row.line}: unknown query {row.query_id!r}")
+            problems.append(f"{row.where}: unknown query {row.query_id!r}")
             continue
         if row.query_id in seen:
-            problems.append(f"line {row.line}: query {row.query_id} already ranked on line {seen[row.query_id]}")
+            problems.append(f"{row.where}: query {row.query_id} already ranked at {seen[row.query_id]}")
             continue
-        seen[row.query_id] = row.line
+        seen[row.query_id] = row.where
         if row.store_id is not None and row.store_id != query.store_id:
-            problems.append(f"line {row.line}: {row.query_id} belongs to store {query.store_id}, not {row.store_id}")
+            problems.append(f"{row.where}: {row.query_id} belongs to store {query.store_id}, not {row.store_id}")
             continue
         if query.store_id not in store_ids_of:
             store_ids_of[query.store_id] = {d.id for d in task.stores[query.store_id]}
@@ -121,12 +152,12 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
         unknown = [d for d in row.doc_ids if d not in store_ids]
         absent = sorted(store_ids - set(row.doc_ids))
         if repeated:
-            problems.append(f"line {row.line}: {row.query_id} ranks {', '.join(repeated)} more than once")
+            problems.append(f"{row.where}: {row.query_id} ranks {', '.join(repeated)} more than once")
         if unknown:
-            problems.append(f"line {row.line}: {row.query_id} ranks unknown id(s) {', '.join(unknown[:5])}")
+            problems.append(f"{row.where}: {row.query_id} ranks unknown id(s) {', '.join(unknown[:5])}")
         if require_full and absent and not unknown:
             problems.append(
-                f"line {row.line}: {row.query_id} leaves out {len(absent)} document(s): " + ", ".join(absent[:5])
+                f"{row.where}: {row.query_id} leaves out {len(absent)} document(s): " + ", ".join(absent[:5])
             )
         if repeated or unknown or (require_full and absent):
             continue
@@ -144,3 +175,19 @@ def load_rankings(path: Path, task: Task, require_full: bool) -> dict[str, Ranki
     if problems or mismatches:
         raise RankingsError(str(path), problems + mismatches)
     return rankings
+
+
+def rankings_rows(task: Task, rankings: dict[str, Ranking], keys: tuple[str, str, str] = GENERIC_KEYS) -> list[dict]:
+    """One rankings-JSONL row per query, in task order, with the benchmark's row keys."""
+    store_key, query_key, ranked_key = keys
+    return [{store_key: q.store_id, query_key: q.id, ranked_key: list(rankings[q.id].doc_ids)} for q in task.queries]
+
+
+def rankings_sha256(task: Task, rankings: dict[str, Ranking], keys: tuple[str, str, str] = GENERIC_KEYS) -> str:
+    """sha256 of the rankings in canonical JSONL form: the same for a run and its exported file."""
+    import hashlib
+
+    from memrecall.io import canonical_json
+
+    text = "".join(canonical_json(row) + "\n" for row in rankings_rows(task, rankings, keys))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -38,8 +38,8 @@ def provenance(report: dict) -> list[str]:
         ],
         ["data sha256", f"`{task['source_sha256']}`"],
     ]
-    if "system" in content:
-        rows.append(["rankings sha256", f"`{content['system']['rankings_sha256']}`"])
+    for name in content.get("system_order", []):
+        rows.append([f"rankings sha256 ({name})", f"`{content['systems'][name]['rankings_sha256']}`"])
     if model:
         rows.append(["model", f"{model['id']}, weights sha256 `{model['weights_sha256']}`"])
     rows += [
@@ -129,34 +129,83 @@ def harness_card(report: dict, figures: list[Path]) -> list[str]:
     return lines + ["", "## Figures", "", *(f"![{p.stem.replace('_', ' ')}]({p.name})" for p in figures), ""]
 
 
-def evaluate_card(report: dict) -> list[str]:
-    """For evaluate reports outside EpiRec: headline metrics overall and per primary-stratum group."""
+def systems_card(report: dict) -> list[str]:
+    """For run/evaluate/compare reports outside EpiRec: metrics overall and per primary-stratum group."""
     content = report["content"]
     stratum = content.get("primary_stratum")
     metrics = content["scoring"]["metrics"]
     lines = [f"## Results (primary metric {content['primary_metric']}, 95% CI on the first column)", ""]
     rows = []
-    for name in ("system", "other"):
-        if name not in content:
-            continue
-        results = content[name]["results"]
+    for name in content["system_order"]:
+        results = content["systems"][name]["results"]
         groups = [("overall", results.get("overall")), *(results.get(f"by_{stratum}", {}).items() if stratum else [])]
         rows += [[name, g, *(_value(r, m, i == 0) for i, m in enumerate(metrics)), str(r["n"])] for g, r in groups if r]
     return lines + _table(["system", "group", *metrics, "n"], rows) + [""]
 
 
-def write_report_card(report: dict, out: Path) -> list[Path]:
-    """Figures and README.md for the report into `out`; returns every file written."""
+def comparisons_card(report: dict) -> list[str]:
+    """Each system minus the first, by group, for the primary metric: difference, CI, Holm-adjusted p."""
+    from memrecall.compare import format_p
+
+    content = report["content"]
+    comparisons = content.get("comparisons") or []
+    if not comparisons:
+        return []
+    primary = content["primary_metric"]
+    first = content["system_order"][0]
+    lines = [f"## Paired differences against {first} ({primary})", "", content.get("comparison_test", ""), ""]
+    rows = []
+    for comparison in comparisons:
+        for group, row in comparison["by_group"].items():
+            cell = row[primary]
+            rows.append(
+                [
+                    f"{comparison['system']} - {first}",
+                    group,
+                    f"{cell['difference']:+.3f}",
+                    f"[{cell['ci_low']:+.3f}, {cell['ci_high']:+.3f}]",
+                    format_p(cell["p_value"]),
+                    format_p(cell.get("p_holm", cell["p_value"])),
+                    str(row["n"]),
+                ]
+            )
+    return lines + _table(["comparison", "group", "difference", "95% CI", "p", "p (Holm)", "n"], rows) + [""]
+
+
+def hardest_card(hardest: list[dict] | None, k: int | None = None) -> list[str]:
+    """The queries every system missed, at most 20, hardest first."""
+    if hardest is None:
+        return []
+    from memrecall.per_query import HARDEST_LIMIT
+
+    lines = ["## Hardest queries", ""]
+    if not hardest:
+        return lines + ["Every query was found by at least one system.", ""]
+    count = f"{len(hardest)} query was" if len(hardest) == 1 else f"{len(hardest)} queries were"
+    lines += [f"{count} missed by every system; the {min(len(hardest), HARDEST_LIMIT)} hardest:", ""]
+    rows = []
+    for row in hardest[:HARDEST_LIMIT]:
+        kind = (
+            row["strata"].get("probe_type") or row["strata"].get("question_type") or row["strata"].get("category", "")
+        )
+        text = row["text"] if len(row["text"]) <= 80 else row["text"][:77] + "..."
+        rows.append([row["query_id"], kind, text.replace("|", "/"), str(row["best_rank"] or "absent")])
+    return lines + _table(["query", "type", "text", "best rank of any system"], rows) + [""]
+
+
+def write_report_card(report: dict, out: Path, hardest: list[dict] | None = None) -> list[Path]:
+    """Figures and README.md for the report into `out` (with a hardest-queries table when given)."""
     content = report["content"]
     kind = content.get("kind", content["task"]["name"])
     if "modes" in content:
         figures = harness_figures(report, out)
         body = harness_card(report, figures)
-    elif kind == "baseline" or content.get("dataset") == "epirec":
+    elif kind == "baseline" or content.get("benchmark") == "epirec":
         figures = epirec_figures(report, out)
         body = epirec_card(report, figures)
     else:
-        figures, body = [], evaluate_card(report)
+        figures, body = [], systems_card(report)
+    body = body + comparisons_card(report) + hardest_card(hardest)
     title = f"# memrecall report card: {content['task']['name']} {content['task']['version']} ({kind})"
     card = out / "README.md"
     atomic_write_text(card, "\n".join([title, "", *provenance(report), *body]))

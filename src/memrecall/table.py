@@ -49,6 +49,17 @@ def system_rows(name: str, results: dict, stratum: str | None) -> list[tuple[str
     return rows
 
 
+def systems_rows(report: dict) -> list[tuple[str, str, dict]]:
+    """Rows of a run/evaluate/compare report: each system's primary-stratum groups, then overall."""
+    content = report["content"]
+    stratum = content.get("primary_stratum")
+    return [
+        row
+        for name in content["system_order"]
+        for row in system_rows(name, content["systems"][name]["results"], stratum)
+    ]
+
+
 def baseline_rows(report: dict) -> list[tuple[str, str, dict]]:
     """Rows of a baseline report: each strategy's probe types side by side, then overall."""
     content = report["content"]

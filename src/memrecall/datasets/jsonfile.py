@@ -33,6 +33,22 @@ def read_json(path: Path) -> Any:
         raise DatasetError(str(path), f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
 
 
+def read_jsonl(path: Path) -> list[Any]:
+    """Parse a JSON-lines file, one value per non-blank line; DatasetError names the bad line."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(str(path), "", f"cannot read file ({exc})") from None
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DatasetError(str(path), f"line {number}", f"invalid JSON: {exc.msg}") from None
+    return out
+
+
 def require(source: str, value: Any, path: str, kind: type | tuple[type, ...], what: str) -> Any:
     """Return `value` when it is of `kind` (bools are not ints), else raise a DatasetError at `path`."""
     ok = isinstance(value, kind) and not (isinstance(value, bool) and bool not in _as_tuple(kind))

@@ -1,4 +1,4 @@
-"""The retriever protocol: index one store, then rank all of it for a query."""
+"""The system contract: index one store, then rank it for a query, best first."""
 
 from __future__ import annotations
 
@@ -9,20 +9,21 @@ from memrecall.model import Document, Query, Ranking, Task
 
 
 @runtime_checkable
-class Retriever(Protocol):
-    """Ranks every document of the indexed store for a query, best first, with scores."""
+class System(Protocol):
+    """What `memrecall run` accepts. Optional too: prepare(task), config() -> dict, name, rank_many(queries)."""
 
-    name: str
-
-    def index(self, store: Sequence[Document]) -> None:
+    def index(self, documents: Sequence[Document]) -> None:
         """Take the documents of one store; replaces any previous store."""
 
-    def rank(self, query: Query) -> Ranking:
-        """A full ranking of the indexed store; ties broken by a rule each retriever states."""
+    def rank(self, query: Query) -> Sequence[str] | Ranking:
+        """Document ids of the indexed store, best first (EpiRec: all of them), or a Ranking."""
+
+
+Retriever = System
 
 
 class TaskAware:
-    """Mixin for retrievers that want to see a whole Task first (to batch-encode it)."""
+    """Base of the built-in retrievers: a no-op prepare(task) and a config() naming the retriever."""
 
     def prepare(self, task: Task) -> None:
         """Called once before any store of `task` is indexed; does nothing by default."""

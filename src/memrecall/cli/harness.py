@@ -105,6 +105,12 @@ def harness_options(function: Callable) -> Callable:
             default=None,
             help="Also render figures and a Markdown report card into this folder.",
         ),
+        click.option(
+            "--per-query",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Per-query results JSONL: target ranks, hit@k and top ids per query and mode.",
+        ),
         click.option("--quiet", is_flag=True, help="No progress bars and no table."),
     ]
     for option in reversed(options):
@@ -112,32 +118,33 @@ def harness_options(function: Callable) -> Callable:
     return function
 
 
-def run_and_print(task, options, params: dict, title: str, default_output: Path) -> None:
+def run_and_print(benchmark, loaded, options, params: dict, title: str, default_output: Path) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
-    from memrecall.harness import coverage_failures, rankings_rows, run_harness
+    from memrecall.cli.common import all_per_query, finish_outputs
+    from memrecall.harness import coverage_failures, run_harness
     from memrecall.io import write_json, write_jsonl
+    from memrecall.rankings import rankings_rows
     from memrecall.table import harness_rows, print_table, results_table
 
     floor = _coverage_floor(params["min_coverage_at"])
     if floor and (options.coverage_depth or 0) < floor[0]:
         options.coverage_depth = max(floor[0], options.coverage_depth or 0)
-    run = run_harness(task, options)
+    run = run_harness(benchmark, loaded, options)
     output = params["output"] or default_output
     write_json(output, run.report)
     export = params["export_rankings"]
     if export:
         for mode, rankings in run.rankings.items():
             path = export if len(run.rankings) == 1 else export.with_name(f"{export.stem}.{mode}.jsonl")
-            write_jsonl(path, rankings_rows(task, rankings))
+            write_jsonl(path, rankings_rows(loaded.task, rankings, benchmark.row_keys))
             click.echo(f"rankings: {path}")
     if not params["quiet"]:
         content = run.report["content"]
         metrics = [*content["headline_metrics"], "mrr"]
         print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group")))
     click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
-    from memrecall.cli import render_card
-
-    render_card(run.report, params["report_dir"])
+    rows = all_per_query(loaded.task, run.rankings, options.ks)
+    finish_outputs(run.report, rows, params["per_query"], params["report_dir"])
     if floor:
         failures = coverage_failures(run.report, *floor)
         for line in failures:
@@ -146,19 +153,13 @@ def run_and_print(task, options, params: dict, title: str, default_output: Path)
             sys.exit(1)
 
 
-def options_from(
-    params: dict, ks: list[int], headline: list[str], others: list[str], stratum: str, apart: str, dataset: dict
-):
-    """HarnessOptions from the shared command-line parameters plus the dataset's own choices."""
+def options_from(params: dict, ks: list[int]):
+    """HarnessOptions from the shared command-line parameters."""
     from memrecall.harness import HarnessOptions, resolve_modes
 
     return HarnessOptions(
         modes=resolve_modes(split_modes(params["modes"]), params["model"]),
         ks=ks,
-        headline_metrics=headline,
-        other_metrics=others,
-        stratum=stratum,
-        apart=(apart,),
         coverage_depth=params["coverage_k"],
         dense_policy=params["dense_policy"],
         model=params["model"],
@@ -166,7 +167,6 @@ def options_from(
         show_progress=not params["quiet"],
         seed=params["seed"],
         resamples=params["resamples"],
-        dataset=dataset,
     )
 
 
@@ -187,25 +187,20 @@ def split_modes(values: tuple[str, ...]) -> list[str]:
 @click.option("--max-instances", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
 def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
     """Session-level retrieval on LongMemEval, offline."""
-    from memrecall.datasets.longmemeval import load_longmemeval
+    from memrecall.benchmarks import get_benchmark
 
+    benchmark = get_benchmark("longmemeval" if protocol == "perseus" else "longmemeval-official")
     ks = _int_list(params["ks"])
-    if protocol == "official":
-        headline = [f"recall_all@{k}" for k in ks] + [f"ndcg_lme@{ks[-1]}"]
-    else:
-        headline = [f"recall@{k}" for k in ks]
-    others = [f"recall@{k}" for k in ks] + [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks]
-    others += [f"ndcg_lme@{k}" for k in ks] + ["mrr"]
-    dataset = {"kind": "longmemeval", "protocol": protocol, "file": params["data"].name, "max_instances": max_instances}
-    options = options_from(params, ks, headline, others, "question_type", "abstention", dataset)
+    options = options_from(params, ks)
     if not params["quiet"]:
         click.echo(f"loading {params['data']} ({protocol} protocol)...", err=True)
-    task = load_longmemeval(params["data"], protocol, max_instances)
+    loaded = benchmark.load(params["data"], max_instances=max_instances)
+    headline = benchmark.headline(ks)
     title = (
-        f"LongMemEval session retrieval, {protocol} protocol: {len(task.queries)} questions "
+        f"LongMemEval session retrieval, {protocol} protocol: {len(loaded.task.queries)} questions "
         f"(headline {headline[0].split('@')[0]})"
     )
-    run_and_print(task, options, params, title, Path("longmemeval_report.json"))
+    run_and_print(benchmark, loaded, options, params, title, Path("longmemeval_report.json"))
 
 
 @click.command(cls=HarnessCommand)
@@ -219,21 +214,14 @@ def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
 )
 def locomo(granularity: str, **params) -> None:
     """Retrieval on LoCoMo's real long conversations."""
-    from memrecall.datasets.locomo import load_locomo
+    from memrecall.benchmarks import get_benchmark
 
+    benchmark = get_benchmark("locomo" if granularity == "session" else "locomo-turn")
     ks = _int_list(params["ks"])
-    loaded = load_locomo(params["data"], granularity)
-    counts = loaded.issue_counts()
+    loaded = benchmark.load(params["data"])
+    counts = loaded.dataset["evidence_issue_counts"]
     if not params["quiet"]:
         click.echo("evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in counts.items()), err=True)
-    others = [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + ["mrr"]
-    dataset = {
-        "kind": "locomo",
-        "granularity": granularity,
-        "file": params["data"].name,
-        "evidence_issue_counts": counts,
-        "evidence_issues": loaded.evidence_issues,
-    }
-    options = options_from(params, ks, [f"recall@{k}" for k in ks], others, "category", "category", dataset)
+    options = options_from(params, ks)
     title = f"LoCoMo {granularity} retrieval: {len(loaded.task.queries)} questions (category 5 reported apart)"
-    run_and_print(loaded.task, options, params, title, Path(f"locomo_{granularity}_report.json"))
+    run_and_print(benchmark, loaded, options, params, title, Path(f"locomo_{granularity}_report.json"))

@@ -1,0 +1,93 @@
+"""The Python API: run a system on a benchmark, or score rankings, and get the signed report back."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
+from memrecall.errors import RankingsError
+from memrecall.model import Ranking
+from memrecall.per_query import per_query_rows
+from memrecall.pipeline import rank_task
+from memrecall.rankings import check_rows, read_rankings_file, rows_from_dicts
+from memrecall.system_report import systems_report
+from memrecall.systems import adapt
+
+
+@dataclass
+class Result:
+    """A signed report, each system's checked rankings by query id, and per-query rows."""
+
+    report: dict
+    rankings: dict[str, dict[str, Ranking]]
+    per_query: list[dict]
+    loaded: Loaded
+
+    @property
+    def metrics(self) -> dict:
+        """The first system's results (overall and by stratum), as in the report."""
+        content = self.report["content"]
+        return content["systems"][content["system_order"][0]]["results"]
+
+
+def _benchmark(benchmark: str | Benchmark) -> Benchmark:
+    return benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
+
+
+def run_system(
+    system: Any,
+    benchmark: str | Benchmark,
+    data: str | Path | None = None,
+    name: str | None = None,
+    seed: int = 0,
+    resamples: int = 2000,
+    show_progress: bool = False,
+    loaded: Loaded | None = None,
+) -> Result:
+    """Run any object with index(documents) and rank(query) on a benchmark; its rankings are checked strictly."""
+    bench = _benchmark(benchmark)
+    loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
+    adapter = adapt(system, name)
+    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress)
+    env = {"system_configs": {adapter.name: run.config}, "durations_seconds": {adapter.name: round(run.seconds, 3)}}
+    report = systems_report(
+        bench, loaded, [(adapter.name, run.rankings)], bench.scoring(seed=seed, resamples=resamples), env
+    )
+    rows = per_query_rows(loaded.task, run.rankings, adapter.name, bench.ks)
+    return Result(report, {adapter.name: run.rankings}, rows, loaded)
+
+
+def evaluate_rankings(
+    rows: str | Path | Sequence[dict] | Sequence[str | Path],
+    benchmark: str | Benchmark,
+    data: str | Path | None = None,
+    names: Sequence[str] | None = None,
+    seed: int = 0,
+    resamples: int = 2000,
+    loaded: Loaded | None = None,
+) -> Result:
+    """Score rankings (a file, several files, or a list of row dicts) strictly; several are paired against the first."""
+    bench = _benchmark(benchmark)
+    loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
+    sources = [rows] if isinstance(rows, (str, Path)) or (rows and isinstance(rows[0], dict)) else list(rows)
+    if names and len(names) != len(sources):
+        raise RankingsError("--names", [f"{len(names)} name(s) for {len(sources)} rankings source(s)"])
+    runs, files = [], {}
+    for index, source in enumerate(sources):
+        if isinstance(source, (str, Path)):
+            parsed, problems, files[str(source)] = read_rankings_file(Path(source))
+            label, default = str(source), Path(source).stem
+        else:
+            parsed, problems = rows_from_dicts(source)
+            label, default = "rankings", "system"
+        rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)
+        if problems or mismatches:
+            raise RankingsError(label, problems + mismatches)
+        runs.append(((names[index] if names else default), rankings))
+    env = {"rankings_files": files} if files else {}
+    report = systems_report(bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples), env)
+    per_query = [row for name, r in runs for row in per_query_rows(loaded.task, r, name, bench.ks)]
+    return Result(report, dict(runs), per_query, loaded)

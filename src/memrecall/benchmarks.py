@@ -1,0 +1,184 @@
+"""The one benchmark registry: each dataset's loader, scoring policy and rankings row format, said once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memrecall.errors import ConfigError, UsageError
+from memrecall.model import Task
+from memrecall.rankings import EPIREC_KEYS, GENERIC_KEYS
+from memrecall.scoring import EPIREC_GROUPINGS, ScoringConfig
+
+DEFAULT_KS = (1, 3, 5, 10)
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EPIREC_DEFAULT = Path("data") / "epirec_v2.json"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A Task and the facts about its file that reports record under `dataset`."""
+
+    task: Task
+    dataset: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A dataset by name: how to load it, how to score it, and how its rankings rows look."""
+
+    name: str
+    summary: str
+    loader: Callable[[Path, Mapping[str, Any]], Loaded]
+    metric_policy: Callable[[Sequence[int]], tuple[list[str], list[str]]]
+    groupings: tuple[tuple[str, ...], ...]
+    apart: tuple[tuple[str, ...], ...]
+    primary_stratum: str | None
+    row_keys: tuple[str, str, str]
+    require_full_rankings: bool
+    dense_policy: str
+    ks: tuple[int, ...] = DEFAULT_KS
+    default_data: Path | None = None
+
+    def load(self, path: Path, **options: Any) -> Loaded:
+        """The Task of a dataset file (loader options such as max_instances pass through)."""
+        return self.loader(Path(path), options)
+
+    def headline(self, ks: Sequence[int] | None = None) -> list[str]:
+        """The metrics shown as the headline, primary first."""
+        return self.metric_policy(tuple(ks or self.ks))[0]
+
+    def scoring(self, ks: Sequence[int] | None = None, seed: int = 0, resamples: int = 2000) -> ScoringConfig:
+        """The benchmark's single scoring policy: headline metrics first, then the rest, de-duplicated."""
+        headline, others = self.metric_policy(tuple(ks or self.ks))
+        metrics = tuple(dict.fromkeys([*headline, *others]))
+        return ScoringConfig(metrics, self.groupings, self.apart, seed, resamples)
+
+    def resolve_data(self, data: Path | None) -> Path:
+        """`data`, else the bundled default (working directory first, then the source checkout)."""
+        if data is None:
+            if self.default_data is None:
+                raise UsageError(f"--data is required for {self.name}")
+            local = Path.cwd() / self.default_data
+            data = local if local.exists() else REPO_ROOT / self.default_data
+        if not Path(data).is_file():
+            raise UsageError(f"--data {data} does not exist or is not a file")
+        return Path(data)
+
+
+def _epirec_loader(path: Path, options: Mapping[str, Any]) -> Loaded:
+    from memrecall.datasets.epirec import load_epirec
+
+    return Loaded(load_epirec(path))
+
+
+def _epirec_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
+    return ["recall@3"], ["recall@1", "mrr"]
+
+
+def _longmemeval_loader(protocol: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
+    def load(path: Path, options: Mapping[str, Any]) -> Loaded:
+        from memrecall.datasets.longmemeval import load_longmemeval
+
+        limit = options.get("max_instances")
+        task = load_longmemeval(path, protocol, limit)
+        return Loaded(task, {"kind": "longmemeval", "protocol": protocol, "file": path.name, "max_instances": limit})
+
+    return load
+
+
+def _longmemeval_metrics(protocol: str) -> Callable[[Sequence[int]], tuple[list[str], list[str]]]:
+    def policy(ks: Sequence[int]) -> tuple[list[str], list[str]]:
+        if protocol == "official":
+            headline = [f"recall_all@{k}" for k in ks] + [f"ndcg_lme@{ks[-1]}"]
+        else:
+            headline = [f"recall@{k}" for k in ks]
+        others = [f"recall@{k}" for k in ks] + [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks]
+        return headline, others + [f"ndcg_lme@{k}" for k in ks] + ["mrr"]
+
+    return policy
+
+
+def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
+    def load(path: Path, options: Mapping[str, Any]) -> Loaded:
+        from memrecall.datasets.locomo import load_locomo
+
+        loaded = load_locomo(path, granularity)
+        dataset = {
+            "kind": "locomo",
+            "granularity": granularity,
+            "file": path.name,
+            "evidence_issue_counts": loaded.issue_counts(),
+            "evidence_issues": loaded.evidence_issues,
+        }
+        return Loaded(loaded.task, dataset)
+
+    return load
+
+
+def _locomo_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
+    return [f"recall@{k}" for k in ks], [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + ["mrr"]
+
+
+def _longmemeval(protocol: str, summary: str) -> Benchmark:
+    return Benchmark(
+        name="longmemeval" if protocol == "perseus" else "longmemeval-official",
+        summary=summary,
+        loader=_longmemeval_loader(protocol),
+        metric_policy=_longmemeval_metrics(protocol),
+        groupings=((), ("question_type",)),
+        apart=(("abstention",),),
+        primary_stratum="question_type",
+        row_keys=GENERIC_KEYS,
+        require_full_rankings=False,
+        dense_policy="windows",
+    )
+
+
+def _locomo(granularity: str, summary: str) -> Benchmark:
+    return Benchmark(
+        name="locomo" if granularity == "session" else "locomo-turn",
+        summary=summary,
+        loader=_locomo_loader(granularity),
+        metric_policy=_locomo_metrics,
+        groupings=((), ("category",)),
+        apart=(("category",),),
+        primary_stratum="category",
+        row_keys=GENERIC_KEYS,
+        require_full_rankings=False,
+        dense_policy="windows",
+    )
+
+
+BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (
+        Benchmark(
+            name="epirec",
+            summary="EpiRec: 12 personas x 14 episodes, factual and reflective probes; full rankings required",
+            loader=_epirec_loader,
+            metric_policy=_epirec_metrics,
+            groupings=EPIREC_GROUPINGS,
+            apart=(),
+            primary_stratum="probe_type",
+            row_keys=EPIREC_KEYS,
+            require_full_rankings=True,
+            dense_policy="truncate",
+            ks=(1, 3),
+            default_data=EPIREC_DEFAULT,
+        ),
+        _longmemeval("perseus", "LongMemEval sessions, Perseus protocol: headline recall@k (any gold)"),
+        _longmemeval("official", "LongMemEval sessions, official protocol: headline recall_all@k and ndcg_lme"),
+        _locomo("session", "LoCoMo, one document per session; category 5 reported apart"),
+        _locomo("turn", "LoCoMo, one document per dialogue turn; category 5 reported apart"),
+    )
+}
+
+
+def get_benchmark(name: str) -> Benchmark:
+    """The registered benchmark called `name`; ConfigError lists the choices."""
+    if name not in BENCHMARKS:
+        raise ConfigError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
+    return BENCHMARKS[name]

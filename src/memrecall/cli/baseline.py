@@ -1,0 +1,81 @@
+"""`memrecall baseline`: the built-in systems on an EpiRec release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memrecall.cli.common import all_per_query, bootstrap_options, finish_outputs, output_options
+
+
+@click.command()
+@click.option(
+    "--data", type=click.Path(path_type=Path), default=None, help="EpiRec release JSON [default: data/epirec_v2.json]."
+)
+@click.option(
+    "--strategies",
+    default="recency,hashing,dense,fts5,hybrid",
+    show_default=True,
+    help="Comma-separated built-in systems to run, in this order.",
+)
+@click.option(
+    "--output",
+    type=click.Path(path_type=Path),
+    default=Path("docs/baselines.json"),
+    show_default=True,
+    help="Where to write the signed JSON report.",
+)
+@click.option(
+    "--export-rankings",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder for one rankings JSONL per strategy.",
+)
+@click.option(
+    "--model", default=None, help="Encoder path or name [default: $MEMRECALL_MODEL, else the bundled MiniLM]."
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Embedding cache folder [default: $MEMRECALL_CACHE, else .memrecall_cache].",
+)
+@bootstrap_options
+@output_options
+@click.option("--quiet", is_flag=True, help="No progress bars and no table; print only where the report went.")
+def baseline(
+    data, strategies, output, export_rankings, model, cache_dir, seed, resamples, per_query, report_dir, quiet
+) -> None:
+    """Run reference retrievers on EpiRec; write a signed report."""
+    from memrecall.baseline import BaselineOptions, run_baseline
+    from memrecall.benchmarks import get_benchmark
+    from memrecall.io import write_json, write_jsonl
+    from memrecall.rankings import rankings_rows
+    from memrecall.scoring import ScoringConfig
+    from memrecall.systems import parse_system_names
+    from memrecall.table import baseline_rows, print_table, results_table
+
+    benchmark = get_benchmark("epirec")
+    options = BaselineOptions(
+        data=benchmark.resolve_data(data),
+        strategies=parse_system_names(strategies),
+        model=model,
+        cache=cache_dir,
+        scoring=ScoringConfig(seed=seed, resamples=resamples),
+        show_progress=not quiet,
+    )
+    run = run_baseline(options)
+    if export_rankings:
+        for name, rankings in run.rankings.items():
+            write_jsonl(export_rankings / f"{name}.jsonl", rankings_rows(run.task, rankings, benchmark.row_keys))
+    write_json(output, run.report)
+    if not quiet:
+        content = run.report["content"]
+        title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} probes"
+        metrics = content["scoring"]["metrics"]
+        print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type")))
+    click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
+    if export_rankings:
+        click.echo(f"rankings: {export_rankings}/<strategy>.jsonl")
+    finish_outputs(run.report, all_per_query(run.task, run.rankings, benchmark.ks), per_query, report_dir)

@@ -1,0 +1,68 @@
+"""What the commands share: option sets, output writing, system loading, the report card hook."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import click
+
+from memrecall.model import Ranking, Task
+
+
+def bootstrap_options(function: Callable) -> Callable:
+    """--seed and --resamples."""
+    function = click.option(
+        "--resamples", type=click.IntRange(min=100), default=2000, show_default=True, help="Bootstrap resamples."
+    )(function)
+    return click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")(function)
+
+
+def output_options(function: Callable) -> Callable:
+    """--per-query and --report-dir, shared by every command that scores systems."""
+    function = click.option(
+        "--report-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Also render figures and a Markdown report card into this folder.",
+    )(function)
+    return click.option(
+        "--per-query",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Per-query results JSONL: target ranks, hit@k and top ids per query (and system).",
+    )(function)
+
+
+def finish_outputs(report: dict, rows: list[dict], per_query: Path | None, report_dir: Path | None) -> None:
+    """Write the per-query rows and the report card (with its hardest-queries table) when asked for."""
+    if per_query is not None:
+        from memrecall.io import write_jsonl
+
+        write_jsonl(per_query, rows)
+        click.echo(f"per-query results: {per_query} ({len(rows)} rows)")
+    render_card(report, report_dir, hardest_for(report, rows))
+
+
+def render_card(report: dict, folder: Path | None, hardest: list[dict] | None = None) -> None:
+    """Write figures and the Markdown report card when a folder is given."""
+    if folder is None:
+        return
+    from memrecall.report_card import write_report_card
+
+    written = write_report_card(report, folder, hardest)
+    click.echo(f"report card: {folder}/README.md ({len(written) - 1} figures)")
+
+
+def hardest_for(report: dict, rows: list[dict]) -> list[dict]:
+    """The queries every system missed at the report's primary cut-off, from per-query rows."""
+    from memrecall.per_query import hardest_queries, primary_cutoff
+
+    return hardest_queries(rows, primary_cutoff(report["content"]["primary_metric"]))
+
+
+def all_per_query(task: Task, runs: Mapping[str, Mapping[str, Ranking]], ks) -> list[dict]:
+    """Per-query rows of every system, system by system."""
+    from memrecall.per_query import per_query_rows
+
+    return [row for name, rankings in runs.items() for row in per_query_rows(task, rankings, name, ks)]

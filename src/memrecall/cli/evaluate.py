@@ -1,0 +1,125 @@
+"""`memrecall evaluate`, `compare` and `report`: score rankings files, pair systems, render a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memrecall.cli.common import bootstrap_options, finish_outputs, output_options
+
+BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
+
+
+def _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir) -> None:
+    """Score one or more rankings files with the benchmark's policy; print results and paired differences."""
+    from memrecall.api import evaluate_rankings
+    from memrecall.benchmarks import get_benchmark
+    from memrecall.compare import comparison_rows
+    from memrecall.io import write_json
+    from memrecall.table import comparison_table, print_table, results_table, systems_rows
+
+    benchmark = get_benchmark(benchmark_name)
+    result = evaluate_rankings(list(files), benchmark, benchmark.resolve_data(data), names, seed, resamples)
+    report = result.report
+    write_json(output, report)
+    content = report["content"]
+    metrics = content["scoring"]["metrics"]
+    title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
+    print_table(results_table(title, systems_rows(report), metrics))
+    first = content["system_order"][0]
+    for comparison in content.get("comparisons", []):
+        rows = comparison_rows(comparison["by_group"], metrics)
+        heading = f"{comparison['system']} minus {first} (paired; p Holm-adjusted over {len(content['comparisons'])})"
+        print_table(comparison_table(heading, rows, metrics))
+    click.echo(f"report: {output} (signature {report['signature'][:12]})")
+    finish_outputs(report, result.per_query, per_query, report_dir)
+
+
+def _names(text: str | None) -> list[str] | None:
+    """`a,b,c` -> ['a', 'b', 'c']."""
+    return [n.strip() for n in text.split(",")] if text else None
+
+
+@click.command()
+@click.argument("rankings", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--benchmark", "--dataset", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
+@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file [default for epirec: v2].")
+@click.option("--name", default=None, help="The system's name in the report [default: the file's stem].")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Report path [default: RANKINGS with suffix .report.json].",
+)
+@click.option(
+    "--compare",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A second system's rankings, paired against the first (see also `memrecall compare`).",
+)
+@bootstrap_options
+@output_options
+def evaluate(rankings, benchmark_name, data, name, output, compare, seed, resamples, per_query, report_dir) -> None:
+    """Score a rankings file (JSONL or TREC run) strictly."""
+    files = [rankings, compare] if compare else [rankings]
+    names = [name or rankings.stem, compare.stem] if compare else ([name] if name else None)
+    output = output or rankings.with_suffix(".report.json")
+    _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir)
+
+
+@click.command()
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--names", default=None, help="Comma-separated system names, one per run [default: file stems].")
+@click.option("--benchmark", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
+@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file [default for epirec: v2].")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("comparison.report.json"),
+    show_default=True,
+    help="Report path.",
+)
+@bootstrap_options
+@output_options
+def compare(runs, names, benchmark_name, data, output, seed, resamples, per_query, report_dir) -> None:
+    """Compare several systems' rankings: metrics, and each minus the first, paired, Holm-adjusted."""
+    if len(runs) < 2:
+        raise click.BadParameter("give at least two rankings files", param_hint="RUNS")
+    _score_and_print(runs, benchmark_name, data, _names(names), seed, resamples, output, per_query, report_dir)
+
+
+@click.command("report")
+@click.argument("report_path", metavar="REPORT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the figures and README.md [default: REPORT stem + _card].",
+)
+@click.option(
+    "--per-query",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The run's per-query JSONL, for the card's hardest-queries table.",
+)
+def report_command(report_path: Path, out: Path | None, per_query: Path | None) -> None:
+    """Render a report into PNG figures and a Markdown card."""
+    from memrecall.datasets.jsonfile import read_json
+    from memrecall.report import verify
+    from memrecall.report_card import write_report_card
+
+    report = read_json(report_path)
+    if not isinstance(report, dict) or "content" not in report:
+        raise click.BadParameter(f"{report_path} is not a memrecall report", param_hint="REPORT")
+    if not verify(report):
+        click.echo(f"warning: {report_path}: signature does not match its content", err=True)
+    out = out or report_path.with_name(report_path.stem + "_card")
+    hardest = None
+    if per_query is not None:
+        from memrecall.cli.common import hardest_for
+        from memrecall.datasets.jsonfile import read_jsonl
+
+        hardest = hardest_for(report, read_jsonl(per_query))
+    for path in write_report_card(report, out, hardest):
+        click.echo(f"wrote {path}")

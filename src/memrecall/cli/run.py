@@ -1,0 +1,90 @@
+"""`memrecall run`: any system (built-in, registered or MODULE:ATTR) on any registered benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memrecall.cli.common import bootstrap_options, finish_outputs, output_options
+
+
+@click.command()
+@click.argument("benchmark_name", metavar="BENCHMARK")
+@click.option(
+    "--system",
+    "system_spec",
+    required=True,
+    help="MODULE:ATTR (a class or zero-argument factory), or a registered name such as dense.",
+)
+@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file [default for epirec: v2].")
+@click.option("--name", default=None, help="The system's name in the report [default: its name attribute or ATTR].")
+@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Report JSON path.")
+@click.option(
+    "--export-rankings", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Rankings JSONL to write."
+)
+@click.option("--model", default=None, help="Encoder for built-in dense systems.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder.")
+@bootstrap_options
+@output_options
+@click.option("--quiet", is_flag=True, help="No progress bar and no table.")
+def run(
+    benchmark_name,
+    system_spec,
+    data,
+    name,
+    output,
+    export_rankings,
+    model,
+    cache_dir,
+    seed,
+    resamples,
+    per_query,
+    report_dir,
+    quiet,
+) -> None:
+    """Run a system on a benchmark; its rankings are checked like a rankings file."""
+    from memrecall.api import run_system
+    from memrecall.benchmarks import get_benchmark
+    from memrecall.encoders import SharedEncoder
+    from memrecall.io import write_json, write_jsonl
+    from memrecall.rankings import rankings_rows
+    from memrecall.systems import SystemContext, load_system
+    from memrecall.table import print_table, results_table, systems_rows
+
+    benchmark = get_benchmark(benchmark_name)
+    path = benchmark.resolve_data(data)
+    encoder = SharedEncoder(model, cache_dir)
+    system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
+    if not quiet:
+        click.echo(f"loading {path}...", err=True)
+    loaded = benchmark.load(path)
+    result = run_system(
+        system,
+        benchmark,
+        name=name or _own_name(system, default_name),
+        seed=seed,
+        resamples=resamples,
+        show_progress=not quiet,
+        loaded=loaded,
+    )
+    report = result.report
+    output = output or Path(f"{benchmark.name}_{report['content']['system_order'][0]}_report.json")
+    write_json(output, report)
+    if export_rankings:
+        ((system_name, rankings),) = result.rankings.items()
+        write_jsonl(export_rankings, rankings_rows(loaded.task, rankings, benchmark.row_keys))
+        click.echo(f"rankings: {export_rankings}")
+    if not quiet:
+        content = report["content"]
+        metrics = [*content["headline_metrics"], *(m for m in ("mrr",) if m not in content["headline_metrics"])]
+        title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
+        print_table(results_table(title, systems_rows(report), metrics))
+    click.echo(f"report: {output} (signature {report['signature'][:12]})")
+    finish_outputs(report, result.per_query, per_query, report_dir)
+
+
+def _own_name(system, default_name: str) -> str:
+    """The system's own `name` attribute when it is a non-empty string, else the ATTR or registered name."""
+    own = getattr(system, "name", None)
+    return own if isinstance(own, str) and own else default_name
