@@ -49,6 +49,14 @@ def system_rows(name: str, results: dict, stratum: str | None) -> list[tuple[str
     return rows
 
 
+def table_metrics(content: dict) -> list[str]:
+    """The columns a console table shows: every scored metric when few, else the headline metrics and mrr."""
+    metrics = content["scoring"]["metrics"]
+    if len(metrics) <= 4:
+        return list(metrics)
+    return [*content["headline_metrics"], *(["mrr"] if "mrr" not in content["headline_metrics"] else [])]
+
+
 def systems_rows(report: dict) -> list[tuple[str, str, dict]]:
     """Rows of a run/evaluate/compare report: each system's primary-stratum groups, then overall."""
     content = report["content"]

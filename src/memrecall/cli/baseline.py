@@ -22,7 +22,7 @@ from memrecall.cli.common import all_per_query, bootstrap_options, finish_output
 @click.option(
     "--output",
     type=click.Path(path_type=Path),
-    default=Path("docs/baselines.json"),
+    default=Path("results/baselines.json"),
     show_default=True,
     help="Where to write the signed JSON report.",
 )

@@ -105,7 +105,7 @@ def build(root: Path, check: bool) -> None:
 @click.option(
     "--output",
     type=click.Path(path_type=Path),
-    default=Path("docs/ambiguity_candidates.json"),
+    default=Path("results/ambiguity_candidates.json"),
     show_default=True,
     help="Where to write the candidates.",
 )
@@ -142,7 +142,7 @@ def labels() -> None:
 @click.option(
     "--output",
     type=click.Path(path_type=Path),
-    default=Path("human_validation/sample_for_rating.csv"),
+    default=Path("results/sample_for_rating.csv"),
     show_default=True,
     help="Rating sheet to write.",
 )
@@ -170,7 +170,7 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
 @click.option(
     "--out-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("human_validation"),
+    default=Path("results"),
     show_default=True,
     help="Where agreement.json and disputes.csv go.",
 )

@@ -17,14 +17,14 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
     from memrecall.benchmarks import get_benchmark
     from memrecall.compare import comparison_rows
     from memrecall.io import write_json
-    from memrecall.table import comparison_table, print_table, results_table, systems_rows
+    from memrecall.table import comparison_table, print_table, results_table, systems_rows, table_metrics
 
     benchmark = get_benchmark(benchmark_name)
     result = evaluate_rankings(list(files), benchmark, benchmark.resolve_data(data), names, seed, resamples)
     report = result.report
     write_json(output, report)
     content = report["content"]
-    metrics = content["scoring"]["metrics"]
+    metrics = table_metrics(content)
     title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
     print_table(results_table(title, systems_rows(report), metrics))
     first = content["system_order"][0]
@@ -76,7 +76,7 @@ def evaluate(rankings, benchmark_name, data, name, output, compare, seed, resamp
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("comparison.report.json"),
+    default=Path("results/comparison.report.json"),
     show_default=True,
     help="Report path.",
 )

@@ -200,7 +200,7 @@ def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
         f"LongMemEval session retrieval, {protocol} protocol: {len(loaded.task.queries)} questions "
         f"(headline {headline[0].split('@')[0]})"
     )
-    run_and_print(benchmark, loaded, options, params, title, Path("longmemeval_report.json"))
+    run_and_print(benchmark, loaded, options, params, title, Path("results/longmemeval_report.json"))
 
 
 @click.command(cls=HarnessCommand)
@@ -224,4 +224,4 @@ def locomo(granularity: str, **params) -> None:
         click.echo("evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in counts.items()), err=True)
     options = options_from(params, ks)
     title = f"LoCoMo {granularity} retrieval: {len(loaded.task.queries)} questions (category 5 reported apart)"
-    run_and_print(benchmark, loaded, options, params, title, Path(f"locomo_{granularity}_report.json"))
+    run_and_print(benchmark, loaded, options, params, title, Path(f"results/locomo_{granularity}_report.json"))

@@ -50,7 +50,7 @@ def run(
     from memrecall.io import write_json, write_jsonl
     from memrecall.rankings import rankings_rows
     from memrecall.systems import SystemContext, load_system
-    from memrecall.table import print_table, results_table, systems_rows
+    from memrecall.table import print_table, results_table, systems_rows, table_metrics
 
     benchmark = get_benchmark(benchmark_name)
     path = benchmark.resolve_data(data)
@@ -69,7 +69,7 @@ def run(
         loaded=loaded,
     )
     report = result.report
-    output = output or Path(f"{benchmark.name}_{report['content']['system_order'][0]}_report.json")
+    output = output or Path("results") / f"{benchmark.name}_{report['content']['system_order'][0]}.report.json"
     write_json(output, report)
     if export_rankings:
         ((system_name, rankings),) = result.rankings.items()
@@ -77,7 +77,7 @@ def run(
         click.echo(f"rankings: {export_rankings}")
     if not quiet:
         content = report["content"]
-        metrics = [*content["headline_metrics"], *(m for m in ("mrr",) if m not in content["headline_metrics"])]
+        metrics = table_metrics(content)
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
         print_table(results_table(title, systems_rows(report), metrics))
     click.echo(f"report: {output} (signature {report['signature'][:12]})")
