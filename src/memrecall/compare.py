@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from memrecall.metrics import bootstrap_ci, group_rng, parse_metric
+from memrecall.metrics import bootstrap_ci, exact_mean, group_rng, on_grid, parse_metric
 from memrecall.model import Ranking, Task
 from memrecall.scoring import ScoringConfig, in_headline, per_query_values
 
@@ -18,10 +18,11 @@ def randomisation_p(differences: np.ndarray, rng: np.random.Generator, permutati
     n = differences.shape[0]
     if n == 0:
         return 1.0
-    observed = abs(differences.mean())
-    signs = rng.choice(np.array([-1.0, 1.0]), size=(permutations, n))
-    flipped = np.abs(signs @ differences / n)
-    return float((1 + np.count_nonzero(flipped >= observed - 1e-12)) / (1 + permutations))
+    grid = on_grid(differences)
+    observed = abs(int(grid.sum()))
+    signs = rng.choice(np.array([-1, 1], dtype=np.int64), size=(permutations, n))
+    flipped = np.abs(signs @ grid)
+    return float((1 + np.count_nonzero(flipped >= observed)) / (1 + permutations))
 
 
 def compare_systems(
@@ -57,9 +58,9 @@ def compare_systems(
         for i, metric in enumerate(metrics):
             p = randomisation_p(diff[i], group_rng(config.seed, f"randomise:{group}:{metric.name}"), permutations)
             row[metric.name] = {
-                "a": float(values_a[i, members].mean()),
-                "b": float(values_b[i, members].mean()),
-                "difference": float(diff[i].mean()),
+                "a": float(exact_mean(values_a[i, members])),
+                "b": float(exact_mean(values_b[i, members])),
+                "difference": float(exact_mean(diff[i])),
                 "ci_low": float(low[i]),
                 "ci_high": float(high[i]),
                 "p_value": p,

@@ -5,20 +5,77 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+STALE_TEMP_SECONDS = 60.0
+_staged: ContextVar[list[tuple[str, Path]] | None] = ContextVar("staged_writes", default=None)
+
+
+@contextmanager
+def output_batch() -> Iterator[None]:
+    """Stage every atomic write inside as a temp file; rename them all into place at the end, or none on error.
+
+    A deliberate exit (SystemExit, e.g. a coverage verdict after the report is complete) still lands
+    the outputs; any other exception, Ctrl-C included, removes the staged files.
+    """
+    if _staged.get() is not None:
+        yield
+        return
+    staged: list[tuple[str, Path]] = []
+    token = _staged.set(staged)
+    try:
+        yield
+    except SystemExit:
+        _commit(staged)
+        raise
+    except BaseException:
+        for temp, _ in staged:
+            Path(temp).unlink(missing_ok=True)
+        raise
+    else:
+        _commit(staged)
+    finally:
+        _staged.reset(token)
+
+
+def _commit(staged: list[tuple[str, Path]]) -> None:
+    """Rename staged temp files into place, in the order they were written."""
+    for temp, path in staged:
+        os.replace(temp, path)
+    staged.clear()
+
+
+def remove_stale_temps(path: Path) -> None:
+    """Delete `.<name>.*.tmp` leftovers of earlier interrupted writes of `path` (older than a minute)."""
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    for temp in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            if temp.stat().st_mtime < cutoff:
+                temp.unlink()
+        except OSError:
+            continue
+
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write bytes to a temp file beside `path`, then rename it into place."""
+    """Write bytes to a temp file beside `path`, then rename it into place (at the end of an output batch)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(path)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
         os.chmod(temp, 0o666 & ~_umask())
-        os.replace(temp, path)
+        staged = _staged.get()
+        if staged is None:
+            os.replace(temp, path)
+        else:
+            staged.append((temp, path))
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise

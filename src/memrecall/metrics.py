@@ -10,6 +10,7 @@ weight 1 and rank r >= 2 weight 1/log2(r) (so ranks 1 and 2 count the same).
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,14 +92,36 @@ def group_rng(seed: int, group: str) -> np.random.Generator:
     return np.random.default_rng([seed, int.from_bytes(hashlib.sha256(group.encode()).digest()[:8], "big")])
 
 
+# No sum here depends on a BLAS kernel or a summation order: means are correctly rounded sums
+# (math.fsum), and bootstrap resample means are exact int64 sums of values put on a fixed grid
+# of 2**-40, so the same inputs give the same bits on any machine.
+GRID = 2**40
+
+
+def on_grid(values: np.ndarray) -> np.ndarray:
+    """Values as int64 multiples of 2**-40 (exact integer sums follow)."""
+    return np.rint(np.asarray(values, dtype=np.float64) * GRID).astype(np.int64)
+
+
+def exact_mean(values: np.ndarray) -> np.ndarray | float:
+    """Mean of each row (or of a 1-d array): a correctly rounded sum (math.fsum) divided once."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        return math.fsum(values.tolist()) / len(values) if len(values) else 0.0
+    return np.array([exact_mean(row) for row in values])
+
+
 def bootstrap_ci(
     values: np.ndarray, rng: np.random.Generator, resamples: int = 2000, confidence: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap CI of the mean over queries for each row of `values` (metrics x queries)."""
+    """Percentile bootstrap CI of the mean over queries for each row of `values` (metrics x queries).
+
+    Resample means are exact: integer counts times integer grid values, summed in int64.
+    """
     values = np.atleast_2d(values)
     n = values.shape[1]
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
-    means = counts @ values.T / n
+    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.int64)
+    means = (counts @ on_grid(values).T) / (n * GRID)
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.percentile(means, [tail, 100.0 - tail], axis=0)
     return low, high

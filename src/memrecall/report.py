@@ -19,10 +19,37 @@ def signature(content: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
 
 
+SIGNIFICANT_DIGITS = 12
+
+
+def round_floats(value: Any) -> Any:
+    """Every float in a JSON-like value rounded to 12 significant digits (the last bits are platform noise)."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(value, dict):
+        return {key: round_floats(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [round_floats(item) for item in value]
+    return value
+
+
 def make_report(content: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
-    """Wrap content (signed, with the memrecall version) and env (not signed) into a report."""
-    content = {**content, "memrecall_version": __version__}
+    """Wrap content (floats rounded, signed, with the memrecall version) and env (not signed) into a report."""
+    content = round_floats({**content, "memrecall_version": __version__})
     return {"content": content, "env": env, "signature": signature(content)}
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the numeric stack, read without importing it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for name in ("numpy", "torch", "sentence-transformers", "transformers"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
 
 
 def verify(report: dict[str, Any]) -> bool:
@@ -38,6 +65,7 @@ def environment(durations: dict[str, float], **extra: Any) -> dict[str, Any]:
         "platform": platform.platform(),
         "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "durations_seconds": {k: round(v, 3) for k, v in sorted(durations.items())},
+        "versions": package_versions(),
         **extra,
     }
 

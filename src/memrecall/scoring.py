@@ -7,7 +7,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memrecall.metrics import Metric, bootstrap_ci, group_rng, metric_values, parse_metric, rank_matrix, target_ranks
+from memrecall.metrics import (
+    Metric,
+    bootstrap_ci,
+    exact_mean,
+    group_rng,
+    metric_values,
+    parse_metric,
+    rank_matrix,
+    target_ranks,
+)
 from memrecall.model import Query, Ranking, Task
 
 EPIREC_METRICS = ("recall@3", "recall@1", "mrr")
@@ -63,7 +72,7 @@ def per_query_values(task: Task, rankings: Mapping[str, Ranking], metrics: Seque
 def summarize(values: np.ndarray, names: Sequence[str], group: str, config: ScoringConfig) -> dict:
     """Mean and bootstrap CI of each metric over the queries in `values`, with n."""
     n = values.shape[1]
-    means = values.mean(axis=1)
+    means = exact_mean(values)
     low, high = bootstrap_ci(values, group_rng(config.seed, group), config.resamples, config.confidence)
     row: dict = {"n": int(n)}
     for i, name in enumerate(names):

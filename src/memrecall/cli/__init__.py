@@ -11,17 +11,33 @@ from memrecall.errors import MemrecallError, UsageError
 
 
 class MemrecallGroup(click.Group):
-    """A click group that turns library errors into one readable line and exit code 1."""
+    """Runs each command as one output batch (all files land or none) and turns library errors into one line."""
 
     def invoke(self, ctx: click.Context):
+        from memrecall.io import output_batch
+
+        _terminate_as_interrupt()
         try:
-            return super().invoke(ctx)
+            with output_batch():
+                return super().invoke(ctx)
         except MemrecallError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2 if isinstance(exc, UsageError) else 1)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM ends a command like Ctrl-C: staged outputs are removed, exit code 130."""
+    import signal
+    import threading
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupt)
 
 
 @click.group(cls=MemrecallGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import all_per_query, bootstrap_options, finish_outputs, output_options
+from memrecall.cli.common import all_per_query, bootstrap_options, card_file, finish_outputs, output_options
 
 
 @click.command()
@@ -51,15 +51,29 @@ def baseline(
     from memrecall.baseline import BaselineOptions, run_baseline
     from memrecall.benchmarks import get_benchmark
     from memrecall.io import write_json, write_jsonl
+    from memrecall.outputs import check_outputs
     from memrecall.rankings import rankings_rows
     from memrecall.scoring import ScoringConfig
     from memrecall.systems import parse_system_names
     from memrecall.table import baseline_rows, print_table, results_table
 
     benchmark = get_benchmark("epirec")
+    data = benchmark.resolve_data(data)
+    names = parse_system_names(strategies)
+    exports = [export_rankings / f"{name}.jsonl" for name in names] if export_rankings else None
+    check_outputs(
+        {
+            "--output": output,
+            "--per-query": per_query,
+            "--export-rankings": exports,
+            "--report-dir": card_file(report_dir),
+        },
+        [data],
+        {"--export-rankings": export_rankings, "--report-dir": report_dir, "--cache-dir": cache_dir},
+    )
     options = BaselineOptions(
-        data=benchmark.resolve_data(data),
-        strategies=parse_system_names(strategies),
+        data=data,
+        strategies=names,
         model=model,
         cache=cache_dir,
         scoring=ScoringConfig(seed=seed, resamples=resamples),

@@ -10,6 +10,11 @@ import click
 from memrecall.model import Ranking, Task
 
 
+def card_file(report_dir: Path | None) -> Path | None:
+    """The Markdown card a --report-dir receives (checked like any output file)."""
+    return report_dir / "README.md" if report_dir is not None else None
+
+
 def bootstrap_options(function: Callable) -> Callable:
     """--seed and --resamples."""
     function = click.option(

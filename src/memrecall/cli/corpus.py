@@ -22,6 +22,22 @@ def _layout(root: Path):
     return Layout(root.resolve())
 
 
+def _corpus_inputs(layout) -> list[Path]:
+    """Every file the corpus commands read: each release's sources and the releases themselves."""
+    files = [layout.checksums, layout.croissant]
+    for release in layout.releases:
+        files.append(layout.release_file(release))
+        files.extend(sorted(layout.sources_dir(release).glob("*.json")))
+    return files
+
+
+def _guard(option: str, output: Path, layout) -> None:
+    """Refuse an output that is a folder, unwritable, or one of the corpus files."""
+    from memrecall.outputs import check_outputs
+
+    check_outputs({option: output}, _corpus_inputs(layout))
+
+
 def _schema_valid_personas(layout):
     """The persona sources, or every reading/schema violation on stderr and exit 1."""
     from memrecall.corpus.sources import load_personas
@@ -115,6 +131,7 @@ def audit(root: Path, threshold: float, output: Path) -> None:
     from memrecall.io import write_json
 
     layout = _layout(root)
+    _guard("--output", output, layout)
     loaded = _schema_valid_personas(layout)
     result = audit_personas(loaded.personas, threshold)
     write_json(output, result)
@@ -151,7 +168,9 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
     from memrecall.corpus.labels import sample_csv, sample_episodes
     from memrecall.io import atomic_write_text
 
-    loaded = _schema_valid_personas(_layout(root))
+    layout = _layout(root)
+    _guard("--output", output, layout)
+    loaded = _schema_valid_personas(layout)
     sample = sample_episodes(loaded.personas, size)
     atomic_write_text(output, sample_csv(sample))
     click.echo(f"sampled {len(sample)} episodes -> {output}")
@@ -184,14 +203,25 @@ def labels_agree(root: Path, ratings: tuple[Path, ...], sample_path: Path, out_d
 
     if len(ratings) < 2:
         raise click.BadParameter("give at least two rater files", param_hint="RATINGS")
+    from memrecall.outputs import check_outputs
+
+    check_outputs(
+        {"--out-dir": [out_dir / "agreement.json", out_dir / "disputes.csv"]},
+        [*ratings, sample_path],
+        {"--out-dir": out_dir},
+    )
     try:
         sample_ids = [row["episode_id"] for row in csv.DictReader(sample_path.open(encoding="utf-8"))]
-    except (OSError, KeyError) as exc:
-        raise LabelsError(f"{sample_path}: cannot read the sample ({exc})") from None
+    except (OSError, KeyError, UnicodeDecodeError) as exc:
+        raise LabelsError(f"{sample_path}: cannot read the sample ({type(exc).__name__}: {exc})") from None
+    if len({p.resolve() for p in ratings}) != len(ratings):
+        raise LabelsError("the same rater file is given twice")
+    stems = [p.stem for p in ratings]
+    keys = stems if len(set(stems)) == len(stems) else [p.as_posix() for p in ratings]
     problems, raters = [], {}
-    for path in ratings:
+    for key, path in zip(keys, ratings, strict=True):
         try:
-            raters[path.stem] = read_ratings(path, sample_ids)
+            raters[key] = read_ratings(path, sample_ids)
         except LabelsError as exc:
             problems.append(str(exc))
     if problems:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, finish_outputs, output_options
+from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
 
 BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
 
@@ -17,10 +17,17 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
     from memrecall.benchmarks import get_benchmark
     from memrecall.compare import comparison_rows
     from memrecall.io import write_json
+    from memrecall.outputs import check_outputs
     from memrecall.table import comparison_table, print_table, results_table, systems_rows, table_metrics
 
     benchmark = get_benchmark(benchmark_name)
-    result = evaluate_rankings(list(files), benchmark, benchmark.resolve_data(data), names, seed, resamples)
+    data = benchmark.resolve_data(data)
+    check_outputs(
+        {"--output": output, "--per-query": per_query, "--report-dir": card_file(report_dir)},
+        [*files, data],
+        {"--report-dir": report_dir},
+    )
+    result = evaluate_rankings(list(files), benchmark, data, names, seed, resamples)
     report = result.report
     write_json(output, report)
     content = report["content"]
@@ -115,6 +122,9 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None) 
     if not verify(report):
         click.echo(f"warning: {report_path}: signature does not match its content", err=True)
     out = out or report_path.with_name(report_path.stem + "_card")
+    from memrecall.outputs import check_outputs
+
+    check_outputs({"--out": out / "README.md"}, [report_path, per_query], {"--out": out})
     hardest = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for

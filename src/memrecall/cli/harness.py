@@ -132,12 +132,9 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, default_
     run = run_harness(benchmark, loaded, options)
     output = params["output"] or default_output
     write_json(output, run.report)
-    export = params["export_rankings"]
-    if export:
-        for mode, rankings in run.rankings.items():
-            path = export if len(run.rankings) == 1 else export.with_name(f"{export.stem}.{mode}.jsonl")
-            write_jsonl(path, rankings_rows(loaded.task, rankings, benchmark.row_keys))
-            click.echo(f"rankings: {path}")
+    for mode, path in export_paths(params["export_rankings"], options.modes).items():
+        write_jsonl(path, rankings_rows(loaded.task, run.rankings[mode], benchmark.row_keys))
+        click.echo(f"rankings: {path}")
     if not params["quiet"]:
         content = run.report["content"]
         metrics = [*content["headline_metrics"], "mrr"]
@@ -151,6 +148,30 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, default_
             click.echo(f"coverage below floor: {line}", err=True)
         if failures:
             sys.exit(1)
+
+
+def export_paths(export: Path | None, modes) -> dict[str, Path]:
+    """Where each mode's rankings go: FILE itself for one mode, FILE stem + .<mode>.jsonl for several."""
+    if export is None:
+        return {}
+    return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}.jsonl") for m in modes}
+
+
+def check_harness_outputs(params: dict, modes, default_output: Path) -> None:
+    """Every output location of a harness run, checked before loading the data."""
+    from memrecall.cli.common import card_file
+    from memrecall.outputs import check_outputs
+
+    check_outputs(
+        {
+            "--output": params["output"] or default_output,
+            "--export-rankings": list(export_paths(params["export_rankings"], modes).values()),
+            "--per-query": params["per_query"],
+            "--report-dir": card_file(params["report_dir"]),
+        },
+        [params["data"]],
+        {"--report-dir": params["report_dir"], "--cache-dir": params["cache_dir"]},
+    )
 
 
 def options_from(params: dict, ks: list[int]):
@@ -192,6 +213,7 @@ def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
     benchmark = get_benchmark("longmemeval" if protocol == "perseus" else "longmemeval-official")
     ks = _int_list(params["ks"])
     options = options_from(params, ks)
+    check_harness_outputs(params, options.modes, Path("results/longmemeval_report.json"))
     if not params["quiet"]:
         click.echo(f"loading {params['data']} ({protocol} protocol)...", err=True)
     loaded = benchmark.load(params["data"], max_instances=max_instances)
@@ -218,10 +240,11 @@ def locomo(granularity: str, **params) -> None:
 
     benchmark = get_benchmark("locomo" if granularity == "session" else "locomo-turn")
     ks = _int_list(params["ks"])
+    options = options_from(params, ks)
+    check_harness_outputs(params, options.modes, Path(f"results/locomo_{granularity}_report.json"))
     loaded = benchmark.load(params["data"])
     counts = loaded.dataset["evidence_issue_counts"]
     if not params["quiet"]:
         click.echo("evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in counts.items()), err=True)
-    options = options_from(params, ks)
     title = f"LoCoMo {granularity} retrieval: {len(loaded.task.queries)} questions (category 5 reported apart)"
     run_and_print(benchmark, loaded, options, params, title, Path(f"results/locomo_{granularity}_report.json"))

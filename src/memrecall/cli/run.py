@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, finish_outputs, output_options
+from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
 
 
 @click.command()
@@ -48,6 +48,7 @@ def run(
     from memrecall.benchmarks import get_benchmark
     from memrecall.encoders import SharedEncoder
     from memrecall.io import write_json, write_jsonl
+    from memrecall.outputs import check_outputs
     from memrecall.rankings import rankings_rows
     from memrecall.systems import SystemContext, load_system
     from memrecall.table import print_table, results_table, systems_rows, table_metrics
@@ -56,20 +57,31 @@ def run(
     path = benchmark.resolve_data(data)
     encoder = SharedEncoder(model, cache_dir)
     system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
+    chosen = name or _own_name(system, default_name)
+    output = output or Path("results") / f"{benchmark.name}_{chosen}.report.json"
+    check_outputs(
+        {
+            "--output": output,
+            "--export-rankings": export_rankings,
+            "--per-query": per_query,
+            "--report-dir": card_file(report_dir),
+        },
+        [path],
+        {"--report-dir": report_dir, "--cache-dir": cache_dir},
+    )
     if not quiet:
         click.echo(f"loading {path}...", err=True)
     loaded = benchmark.load(path)
     result = run_system(
         system,
         benchmark,
-        name=name or _own_name(system, default_name),
+        name=chosen,
         seed=seed,
         resamples=resamples,
         show_progress=not quiet,
         loaded=loaded,
     )
     report = result.report
-    output = output or Path("results") / f"{benchmark.name}_{report['content']['system_order'][0]}.report.json"
     write_json(output, report)
     if export_rankings:
         ((system_name, rankings),) = result.rankings.items()

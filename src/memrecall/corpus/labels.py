@@ -74,6 +74,8 @@ def read_ratings(path: Path, sample_ids: list[str]) -> dict[str, Rating]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise LabelsError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise LabelsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8 CSV") from None
     rows = list(csv.DictReader(io.StringIO(text)))
     problems = []
     missing_columns = {"episode_id", "intensity_band", "valence"} - set(rows[0] if rows else {})
