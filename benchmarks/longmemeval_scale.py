@@ -51,8 +51,9 @@ def run_cli(args: list[str], env: dict) -> tuple[float, int]:
 
 def prefill_random(task, cache: Path) -> int:
     """Seeded random unit vectors for every window and query, under the encoder's own cache keys."""
-    from memrecall.embeddings import Encoder, VectorCache, resolve_model, text_sha256
+    from memrecall.embeddings import Encoder, resolve_model, text_sha256
     from memrecall.retrievers.windowed import split_windows
+    from memrecall.vector_cache import VectorCache
 
     key = Encoder(resolve_model(), cache).cache_key
     texts = {w for store in task.stores.values() for d in store for w in split_windows(d.text)}

@@ -48,7 +48,9 @@ def test_baseline_report_numbers_match_hand_computation(baseline_run):
         assert row["recall@1"]["value"] == 0.25
         assert row["mrr"]["value"] == pytest.approx((1 + 1 / 2 + 1 / 3 + 1 / 4) / 4)
     assert recency["overall"]["n"] == 24
-    assert recency["by_probe_type_x_age_bucket"]["factual/short"]["recall@1"]["value"] == 0.666666666667  # 2/3 to 12 digits
+    assert (
+        recency["by_probe_type_x_age_bucket"]["factual/short"]["recall@1"]["value"] == 0.666666666667
+    )  # 2/3 to 12 digits
     assert content["task"]["queries"] == 24
     assert content["model"]["id"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert len(content["task"]["source_sha256"]) == 64

@@ -95,7 +95,7 @@ def test_report_rejects_a_file_that_is_not_a_report(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{"a": 1}')
     result = run("report", path)
-    assert result.exit_code == 2 and "is not a memrecall report" in result.output
+    assert result.exit_code == 1 and "not a memrecall report (no content object)" in result.output
 
 
 def test_card_lists_the_queries_every_system_missed(baseline_card):

@@ -12,7 +12,7 @@ from memrecall.errors import RankingsError
 from memrecall.model import Ranking
 from memrecall.per_query import per_query_rows
 from memrecall.pipeline import rank_task
-from memrecall.rankings import check_rows, read_rankings_file, rows_from_dicts
+from memrecall.rankings import check_rows, rankings_hint, read_rankings_file, rows_from_dicts
 from memrecall.system_report import systems_report
 from memrecall.systems import adapt
 
@@ -85,7 +85,8 @@ def evaluate_rankings(
             label, default = "rankings", "system"
         rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)
         if problems or mismatches:
-            raise RankingsError(label, problems + mismatches)
+            found = problems + mismatches
+            raise RankingsError(label, found, rankings_hint(found, len(parsed), bench.name))
         runs.append(((names[index] if names else default), rankings))
     env = {"rankings_files": files} if files else {}
     report = systems_report(bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples), env)

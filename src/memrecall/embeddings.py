@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from memrecall.errors import ConfigError
+from memrecall.vector_cache import VectorCache
 
 HUB_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_ENV = "MEMRECALL_MODEL"
@@ -67,38 +67,6 @@ def text_sha256(text: str) -> str:
 def cache_dir(explicit: str | Path | None = None) -> Path:
     """--cache-dir, else MEMRECALL_CACHE, else .memrecall_cache in the working directory."""
     return Path(explicit or os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
-
-
-class VectorCache:
-    """Vectors in one SQLite file, keyed by (model key, text sha256)."""
-
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(folder / "vectors.sqlite")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (model TEXT, text_sha256 TEXT, vector BLOB, "
-            "PRIMARY KEY (model, text_sha256))"
-        )
-
-    def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """Cached vectors for those keys that are present."""
-        found: dict[str, np.ndarray] = {}
-        for start in range(0, len(keys), 500):
-            chunk = list(keys[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT text_sha256, vector FROM vectors WHERE model = ? AND text_sha256 IN ({marks})", [model, *chunk]
-            )
-            found.update((key, np.frombuffer(blob, dtype=np.float32)) for key, blob in rows)
-        return found
-
-    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
-        """Store vectors as float32 blobs in one transaction."""
-        with self._db:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                [(model, key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in items.items()],
-            )
 
 
 class Encoder:
@@ -158,7 +126,11 @@ class Encoder:
 
     def run_facts(self) -> dict:
         """Where the model came from and how many texts this run encoded: unsigned env facts."""
-        return {"model_origin": self.source.origin, "texts_encoded": self.encoded_count}
+        return {
+            "model_origin": self.source.origin,
+            "texts_encoded": self.encoded_count,
+            "damaged_cache_rows_reencoded": self._cache.damaged_rows,
+        }
 
     def describe(self) -> dict:
         """Model id and weights sha256: what identifies the encoder in a signed report."""

@@ -15,13 +15,54 @@ class DatasetError(MemrecallError):
         super().__init__(f"{source}: {where}: {problem}" if where else f"{source}: {problem}")
 
 
-class RankingsError(MemrecallError):
-    """A rankings file is malformed or does not match its task; carries every problem found."""
+SHOWN_PROBLEMS = 20
+ECHO_LIMIT = 80
+_KINDS = (
+    "missing query",
+    "unknown query",
+    "ranks unknown id",
+    "more than once",
+    "leaves out",
+    "already ranked",
+    "belongs to store",
+    "not valid JSON",
+    "expected a JSON object",
+    "missing ",
+    "must be",
+    "unexpected field",
+    "expected 6 fields",
+    "finite number",
+)
 
-    def __init__(self, source: str, problems: list[str]) -> None:
+
+def short(value: object, limit: int = ECHO_LIMIT) -> str:
+    """`value` as text, cut to about `limit` characters (a hostile 1 GB id must not reach the terminal)."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}... ({len(text)} characters)"
+
+
+def problem_kind(problem: str) -> str:
+    """The kind of a rankings problem, for the counts shown after the first 20."""
+    return next((kind.strip() for kind in _KINDS if kind in problem), "other")
+
+
+class RankingsError(MemrecallError):
+    """Rankings (a file or a system's answers) are malformed or do not match the task; lists the first 20 problems."""
+
+    def __init__(self, source: str, problems: list[str], hint: str | None = None) -> None:
         self.source, self.problems = source, problems
-        head = f"{source}: {len(problems)} problem(s)"
-        super().__init__(head + "\n" + "\n".join(f"  {p}" for p in problems))
+        lines = [f"{source}: {len(problems)} problem(s)", *(f"  {p}" for p in problems[:SHOWN_PROBLEMS])]
+        if len(problems) > SHOWN_PROBLEMS:
+            counts: dict[str, int] = {}
+            for problem in problems:
+                counts[problem_kind(problem)] = counts.get(problem_kind(problem), 0) + 1
+            lines.append(
+                f"  ... and {len(problems) - SHOWN_PROBLEMS} more; all {len(problems)} by kind: "
+                + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+            )
+        if hint:
+            lines.append(f"  hint: {hint}")
+        super().__init__("\n".join(lines))
 
 
 class CorpusViolation(MemrecallError):

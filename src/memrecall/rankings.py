@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from memrecall.errors import RankingsError
+from memrecall.errors import RankingsError, short
 from memrecall.model import Ranking, Task
 
 EPIREC_KEYS = ("persona_id", "probe_id", "ranked_episode_ids")
@@ -44,12 +45,27 @@ def read_rankings_file(path: Path) -> tuple[list[RankingRow], list[str], str]:
 
 
 def parse_rankings_text(text: str, source: str = "rankings") -> tuple[list[RankingRow], list[str]]:
-    """Rows and format problems of rankings text: JSONL when the first non-blank line is an object, else TREC."""
+    """Rows and format problems of rankings text, its format told from the content (JSON lines or TREC run)."""
+    if text.startswith("\ufeff"):
+        raise RankingsError(source, ["the file starts with a UTF-8 byte-order mark; save it as UTF-8 without BOM"])
     lines = text.splitlines()
-    first = next((s.strip() for s in lines if s.strip()), "")
+    number, first = next(((i, s.strip()) for i, s in enumerate(lines, start=1) if s.strip()), (0, ""))
     if not first:
         raise RankingsError(source, ["file holds no rankings"])
-    return _read_jsonl(lines) if first.startswith("{") else _read_trec(lines)
+    if first.startswith(("#", "//")):
+        raise RankingsError(source, [f"line {number} is a comment; rankings files hold only ranking lines"])
+    if first.startswith("["):
+        raise RankingsError(
+            source, ["the file is one JSON array; rankings are JSON lines, one object per line (or a TREC run)"]
+        )
+    if first.startswith("{"):
+        return _read_jsonl(lines)
+    if len(first.split()) == 6:
+        return _read_trec(lines)
+    raise RankingsError(
+        source,
+        [f"line {number} is neither a JSON object nor a TREC run line 'qid Q0 docid rank score tag': {short(first)}"],
+    )
 
 
 def _read_jsonl(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
@@ -90,7 +106,12 @@ def row_from_object(obj: object, where: str) -> tuple[RankingRow | None, str | N
     keys = EPIREC_KEYS if "probe_id" in obj or "persona_id" in obj else GENERIC_KEYS
     missing = [k for k in keys if k not in obj]
     if missing:
-        return None, f"{where}: missing {', '.join(missing)}"
+        found = (
+            f" (found {', '.join(k for k in GENERIC_KEYS if k in obj)})"
+            if keys == EPIREC_KEYS and any(k in obj for k in GENERIC_KEYS)
+            else ""
+        )
+        return None, f"{where}: missing {', '.join(missing)}{found}"
     store, query, ranked = (obj[k] for k in keys)
     if not isinstance(store, str) or not isinstance(query, str):
         return None, f"{where}: {keys[0]} and {keys[1]} must be strings"
@@ -98,13 +119,17 @@ def row_from_object(obj: object, where: str) -> tuple[RankingRow | None, str | N
         return None, f"{where}: {keys[2]} must be an array of strings"
     extra = sorted(set(obj) - set(keys))
     if extra:
-        return None, f"{where}: unexpected field(s) {', '.join(extra)}"
+        return None, f"{where}: unexpected field(s) {short(', '.join(extra))}"
     return RankingRow(where, store, query, tuple(ranked)), None
 
 
 def _read_trec(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
-    """`qid Q0 docid rank score tag` lines, grouped by qid and ordered by rank."""
-    grouped: dict[str, list[tuple[int, float, str, int]]] = {}
+    """`qid Q0 docid rank score tag` lines, grouped by qid and ordered as trec_eval orders them.
+
+    trec_eval ignores the rank column: documents go by score descending, ties by document id
+    descending. Scores must be finite numbers.
+    """
+    grouped: dict[str, list[tuple[float, str, int]]] = {}
     problems = []
     for number, raw in enumerate(lines, start=1):
         parts = raw.split()
@@ -115,15 +140,20 @@ def _read_trec(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
             continue
         qid, _, docid, rank, score, _ = parts
         try:
-            entry = (int(rank), -float(score), docid, number)
+            int(rank)
+            value = float(score)
         except ValueError:
             problems.append(f"line {number}: rank must be an integer and score a number")
             continue
-        grouped.setdefault(qid, []).append(entry)
-    rows = [
-        RankingRow(f"line {min(e[3] for e in entries)}", None, qid, tuple(e[2] for e in sorted(entries)))
-        for qid, entries in grouped.items()
-    ]
+        if not math.isfinite(value):
+            problems.append(f"line {number}: score must be a finite number, got {short(score)}")
+            continue
+        grouped.setdefault(qid, []).append((value, docid, number))
+    rows = []
+    for qid, entries in grouped.items():
+        ordered = sorted(entries, key=lambda e: e[1], reverse=True)  # ties: document id descending
+        ordered.sort(key=lambda e: -e[0])  # stable: score descending
+        rows.append(RankingRow(f"line {min(e[2] for e in entries)}", None, qid, tuple(e[1] for e in ordered)))
     return rows, problems
 
 
@@ -136,14 +166,14 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
     for row in rows:
         query = queries.get(row.query_id)
         if query is None:
-            problems.append(f"{row.where}: unknown query {row.query_id!r}")
+            problems.append(f"{row.where}: unknown query {short(repr(row.query_id))}")
             continue
         if row.query_id in seen:
             problems.append(f"{row.where}: query {row.query_id} already ranked at {seen[row.query_id]}")
             continue
         seen[row.query_id] = row.where
         if row.store_id is not None and row.store_id != query.store_id:
-            problems.append(f"{row.where}: {row.query_id} belongs to store {query.store_id}, not {row.store_id}")
+            problems.append(f"{row.where}: {row.query_id} belongs to store {query.store_id}, not {short(row.store_id)}")
             continue
         if query.store_id not in store_ids_of:
             store_ids_of[query.store_id] = {d.id for d in task.stores[query.store_id]}
@@ -152,9 +182,9 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
         unknown = [d for d in row.doc_ids if d not in store_ids]
         absent = sorted(store_ids - set(row.doc_ids))
         if repeated:
-            problems.append(f"{row.where}: {row.query_id} ranks {', '.join(repeated)} more than once")
+            problems.append(f"{row.where}: {row.query_id} ranks {short(', '.join(repeated))} more than once")
         if unknown:
-            problems.append(f"{row.where}: {row.query_id} ranks unknown id(s) {', '.join(unknown[:5])}")
+            problems.append(f"{row.where}: {row.query_id} ranks unknown id(s) {short(', '.join(unknown[:5]))}")
         if require_full and absent and not unknown:
             problems.append(
                 f"{row.where}: {row.query_id} leaves out {len(absent)} document(s): " + ", ".join(absent[:5])
@@ -168,13 +198,18 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
     return rankings, problems
 
 
-def load_rankings(path: Path, task: Task, require_full: bool) -> dict[str, Ranking]:
-    """Read and check a rankings file; raise RankingsError listing every problem."""
-    rows, problems = read_rankings(path)
-    rankings, mismatches = check_rows(rows, task, require_full)
-    if problems or mismatches:
-        raise RankingsError(str(path), problems + mismatches)
-    return rankings
+def rankings_hint(problems: list[str], rows: int, benchmark: str) -> str | None:
+    """A likely cause when every line fails the same way: the wrong key set or the wrong benchmark."""
+    line_problems = [p for p in problems if p.startswith("line")]
+    if line_problems and all("missing ranked_episode_ids (found ranked_ids" in p for p in line_problems):
+        return (
+            "every line lacks ranked_episode_ids; found ranked_ids: "
+            "is this a LongMemEval/LoCoMo rankings file? use --benchmark"
+        )
+    unknown = sum("unknown query" in p for p in problems)
+    if rows and unknown == rows:
+        return f"no query id is one of {benchmark}'s: are these rankings for another benchmark? use --benchmark"
+    return None
 
 
 def rankings_rows(task: Task, rankings: dict[str, Ranking], keys: tuple[str, str, str] = GENERIC_KEYS) -> list[dict]:

@@ -81,3 +81,26 @@ def task_identity(task: Task) -> dict:
         "documents": sum(len(s) for s in task.stores.values()),
         "queries": len(task.queries),
     }
+
+
+_LAYOUTS = (("strategy_order", "strategies"), ("mode_order", "modes"), ("system_order", "systems"))
+
+
+def shape_problem(report: Any) -> str | None:
+    """What keeps `report` from being a renderable memrecall report, or None."""
+    if not isinstance(report, dict) or not isinstance(report.get("content"), dict):
+        return "not a memrecall report (no content object)"
+    content = report["content"]
+    task = content.get("task")
+    if not isinstance(task, dict) or not all(k in task for k in ("name", "version", "queries")):
+        return "content.task is missing or incomplete"
+    for key in ("primary_metric", "scoring"):
+        if key not in content:
+            return f"content.{key} is missing"
+    for order, items in _LAYOUTS:
+        if order in content or items in content:
+            names, entries = content.get(order), content.get(items)
+            if not isinstance(names, list) or not isinstance(entries, dict) or any(n not in entries for n in names):
+                return f"content.{order} and content.{items} do not match"
+            return None
+    return "content holds no strategies, modes or systems"

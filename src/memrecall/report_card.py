@@ -193,7 +193,9 @@ def hardest_card(hardest: list[dict] | None, k: int | None = None) -> list[str]:
     return lines + _table(["query", "type", "text", "best rank of any system"], rows) + [""]
 
 
-def write_report_card(report: dict, out: Path, hardest: list[dict] | None = None) -> list[Path]:
+def write_report_card(
+    report: dict, out: Path, hardest: list[dict] | None = None, unverified: bool = False
+) -> list[Path]:
     """Figures and README.md for the report into `out` (with a hardest-queries table when given)."""
     content = report["content"]
     kind = content.get("kind", content["task"]["name"])
@@ -207,6 +209,10 @@ def write_report_card(report: dict, out: Path, hardest: list[dict] | None = None
         figures, body = [], systems_card(report)
     body = body + comparisons_card(report) + hardest_card(hardest)
     title = f"# memrecall report card: {content['task']['name']} {content['task']['version']} ({kind})"
+    if unverified:
+        title += (
+            "\n\n**UNVERIFIED: the report's signature does not match its content; these numbers may have been edited.**"
+        )
     card = out / "README.md"
     atomic_write_text(card, "\n".join([title, "", *provenance(report), *body]))
     return [*figures, card]

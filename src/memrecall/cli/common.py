@@ -15,12 +15,17 @@ def card_file(report_dir: Path | None) -> Path | None:
     return report_dir / "README.md" if report_dir is not None else None
 
 
+MAX_RESAMPLES = 100_000
+SEED_TYPE = click.IntRange(0, 2**63 - 1)
+RESAMPLES_TYPE = click.IntRange(100, MAX_RESAMPLES)
+
+
 def bootstrap_options(function: Callable) -> Callable:
-    """--seed and --resamples."""
+    """--seed (0 or more) and --resamples (100 to 100,000)."""
     function = click.option(
-        "--resamples", type=click.IntRange(min=100), default=2000, show_default=True, help="Bootstrap resamples."
+        "--resamples", type=RESAMPLES_TYPE, default=2000, show_default=True, help="Bootstrap resamples (100-100000)."
     )(function)
-    return click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")(function)
+    return click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Bootstrap seed (>= 0).")(function)
 
 
 def output_options(function: Callable) -> Callable:

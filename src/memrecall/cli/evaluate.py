@@ -110,17 +110,30 @@ def compare(runs, names, benchmark_name, data, output, seed, resamples, per_quer
     default=None,
     help="The run's per-query JSONL, for the card's hardest-queries table.",
 )
-def report_command(report_path: Path, out: Path | None, per_query: Path | None) -> None:
+@click.option(
+    "--allow-unsigned",
+    is_flag=True,
+    help="Render a report whose signature does not match its content; the card is marked UNVERIFIED.",
+)
+def report_command(report_path: Path, out: Path | None, per_query: Path | None, allow_unsigned: bool) -> None:
     """Render a report into PNG figures and a Markdown card."""
     from memrecall.datasets.jsonfile import read_json
-    from memrecall.report import verify
+    from memrecall.errors import ConfigError
+    from memrecall.report import shape_problem, verify
     from memrecall.report_card import write_report_card
 
     report = read_json(report_path)
-    if not isinstance(report, dict) or "content" not in report:
-        raise click.BadParameter(f"{report_path} is not a memrecall report", param_hint="REPORT")
-    if not verify(report):
-        click.echo(f"warning: {report_path}: signature does not match its content", err=True)
+    problem = shape_problem(report)
+    if problem:
+        raise ConfigError(f"{report_path}: {problem}")
+    unverified = not verify(report)
+    if unverified and not allow_unsigned:
+        raise ConfigError(
+            f"{report_path}: the signature does not match the content (edited by hand?); "
+            "--allow-unsigned renders it marked UNVERIFIED"
+        )
+    if unverified:
+        click.echo(f"warning: {report_path}: signature does not match its content; card marked UNVERIFIED", err=True)
     out = out or report_path.with_name(report_path.stem + "_card")
     from memrecall.outputs import check_outputs
 
@@ -131,5 +144,5 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None) 
         from memrecall.datasets.jsonfile import read_jsonl
 
         hardest = hardest_for(report, read_jsonl(per_query))
-    for path in write_report_card(report, out, hardest):
+    for path in write_report_card(report, out, hardest, unverified=unverified):
         click.echo(f"wrote {path}")

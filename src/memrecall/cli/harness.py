@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from memrecall.cli.common import RESAMPLES_TYPE, SEED_TYPE
+
 
 def _int_list(text: str) -> list[int]:
     """`1,3,5,10` -> [1, 3, 5, 10], positive and increasing."""
@@ -97,8 +99,14 @@ def harness_options(function: Callable) -> Callable:
         ),
         click.option("--model", default=None, help="Encoder path or name."),
         click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder."),
-        click.option("--seed", type=int, default=0, show_default=True),
-        click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True),
+        click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Bootstrap seed (>= 0)."),
+        click.option(
+            "--resamples",
+            type=RESAMPLES_TYPE,
+            default=2000,
+            show_default=True,
+            help="Bootstrap resamples (100-100000).",
+        ),
         click.option(
             "--report-dir",
             type=click.Path(file_okay=False, path_type=Path),

@@ -75,7 +75,23 @@ def validate_root(layout: Layout) -> ValidationResult:
         digests[release] = file_sha256(path) if path.is_file() else None
     result.violations.extend(_check_checksums(layout, digests))
     result.violations.extend(_check_croissant(layout, digests))
+    result.violations.extend(_interrupted_build(layout, expected))
     return result
+
+
+def _interrupted_build(layout: Layout, expected: dict) -> list[Violation]:
+    """Releases that match a fresh build beside stale SHA256SUMS or croissant.json: a build stopped between renames."""
+    from memrecall.corpus.build import stale_files
+
+    if not expected:
+        return []
+    stale = stale_files(expected)
+    releases = {layout.release_file(r) for r in layout.releases}
+    metadata = [p for p in stale if p not in releases]
+    if metadata and not any(p in releases for p in stale):
+        names = " and ".join(layout.display(p) for p in metadata)
+        return [Violation(names, "older than the releases: a build was interrupted; `memrecall build` repairs it")]
+    return []
 
 
 def _check_checksums(layout: Layout, digests: dict[ReleaseSpec, str | None]) -> list[Violation]:
@@ -83,8 +99,12 @@ def _check_checksums(layout: Layout, digests: dict[ReleaseSpec, str | None]) -> 
     where = layout.display(layout.checksums)
     if not layout.checksums.exists():
         return [Violation(where, "file is missing")]
+    try:
+        text = layout.checksums.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return [Violation(where, f"cannot read file: {type(exc).__name__}: {exc}"[:160])]
     entries = {}
-    for number, line in enumerate(layout.checksums.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         parts = line.split()
         if len(parts) != 2:
             return [Violation(f"{where}: line {number}", "expected '<sha256>  <file name>'")]
@@ -111,7 +131,12 @@ def _check_croissant(layout: Layout, digests: dict[ReleaseSpec, str | None]) -> 
         return problems
     if not isinstance(metadata, dict) or metadata.get("conformsTo") != CROISSANT_SPEC:
         return [Violation(where, f"does not declare conformsTo {CROISSANT_SPEC}")]
-    carried = [d.get("sha256") for d in metadata.get("distribution", []) if isinstance(d, dict)]
+    distribution = metadata.get("distribution", [])
+    if not isinstance(distribution, list):
+        return [
+            Violation(f"{where}: distribution", f"expected an array of FileObjects, got {type(distribution).__name__}")
+        ]
+    carried = [d.get("sha256") for d in distribution if isinstance(d, dict)]
     return [
         Violation(where, f"no distribution carries the {release.file_name} sha256 {actual[:12]}...")
         for release, actual in digests.items()

@@ -87,8 +87,15 @@ def load_locomo(path: str | Path, granularity: str = "session") -> LocomoLoad:
     issues: list[dict] = []
     for index, sample in enumerate(data):
         sample_id, documents, turn_session = _conversation(str(path), index, sample, granularity)
+        if sample_id in stores:
+            raise DatasetError(str(path), f"[{index}].sample_id", f"{sample_id!r} appears twice")
         stores[sample_id] = documents
-        for number, qa in enumerate(sample.get("qa", [])):
+        questions = sample.get("qa", [])
+        if not isinstance(questions, list):
+            raise DatasetError(
+                str(path), f"{sample_id}: qa", f"expected an array of questions, got {type(questions).__name__}"
+            )
+        for number, qa in enumerate(questions):
             query, found = _question(str(path), sample_id, number, qa, set(turn_session), turn_session, granularity)
             queries.append(query)
             issues.extend(found)
@@ -113,6 +120,10 @@ def _conversation(source: str, index: int, sample: Any, granularity: str) -> tup
                 source, f"{sample_id}: {key}_date_time", f"cannot parse {conversation.get(f'{key}_date_time')!r}"
             )
         lines = []
+        if not isinstance(conversation[key], list):
+            raise DatasetError(
+                source, f"{sample_id}: {key}", f"expected an array of turns, got {type(conversation[key]).__name__}"
+            )
         for position, turn in enumerate(conversation[key]):
             if not isinstance(turn, dict) or not all(
                 isinstance(turn.get(k), str) for k in ("speaker", "dia_id", "text")
@@ -154,6 +165,8 @@ def _question(
                 turns.add(resolved)
     targets = turns if granularity == "turn" else {turn_session[t] for t in turns}
     category = qa.get("category")
+    if category is not None and (not isinstance(category, int) or isinstance(category, bool)):
+        raise DatasetError(source, f"{where}.category", f"expected an integer, got {str(category)[:40]}")
     strata = {"category": category_label(category)}
     if category == 5:
         strata.update(in_headline="no", left_out_because="adversarial")

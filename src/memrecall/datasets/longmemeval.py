@@ -112,8 +112,12 @@ def _record(source: str, index: int, record: Any, protocol: str, shared: dict[st
             f"{where}: haystack_sessions",
             f"{len(ids)} ids, {len(dates)} dates and {len(sessions)} sessions do not line up",
         )
-    if len(set(ids)) != len(ids) or not all(isinstance(i, str) for i in ids):
+    if not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids):
         raise DatasetError(source, f"{where}: haystack_session_ids", "ids must be distinct strings")
+    if not ids:
+        raise DatasetError(source, f"{where}: haystack_sessions", "the haystack is empty")
+    if not all(isinstance(g, str) for g in gold):
+        raise DatasetError(source, f"{where}: answer_session_ids", "expected an array of session id strings")
     unknown = [g for g in gold if g not in set(ids)]
     if unknown:
         raise DatasetError(source, f"{where}: answer_session_ids", f"{unknown[0]!r} is not in the haystack")
