@@ -1,17 +1,34 @@
 #!/usr/bin/env bash
 # Set up .venv with memrecall and its test tools; safe to run again (it skips what is done).
-# The CPU build of torch is installed first, pinned, so sentence-transformers does not pull a CUDA build.
+# torch is installed first, pinned and CPU-only, so that sentence-transformers never pulls a CUDA build.
+# Where it comes from: MEMRECALL_TORCH_INDEX, a pip index URL. The default, "auto", uses a local
+# torch wheel when pip's find-links (PIP_FIND_LINKS) holds one, and PyTorch's CPU wheel index otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TORCH_VERSION="2.13.0"
+CPU_INDEX="https://download.pytorch.org/whl/cpu"
 PYTHON="${PYTHON:-python3}"
 stamp=".venv/.memrecall-installed"
-want="torch==${TORCH_VERSION} $(sha256sum pyproject.toml | cut -c1-16)"
+want="torch==${TORCH_VERSION} $(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
+torch_index="${MEMRECALL_TORCH_INDEX:-auto}"
+if [ "$torch_index" = auto ]; then
+  torch_index="$CPU_INDEX"
+  for folder in ${PIP_FIND_LINKS:-}; do
+    if compgen -G "$folder/torch-${TORCH_VERSION}*.whl" > /dev/null; then torch_index=""; fi
+  done
+fi
+pip_install() { .venv/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt "$@"; }
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check "torch==${TORCH_VERSION}"
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+if [ -n "$torch_index" ]; then
+  echo "torch ${TORCH_VERSION} (CPU) from $torch_index" >&2
+  pip_install "torch==${TORCH_VERSION}" --index-url "$torch_index" --extra-index-url https://pypi.org/simple
+else
+  echo "torch ${TORCH_VERSION} from the local wheel source" >&2
+  pip_install "torch==${TORCH_VERSION}"
+fi
+pip_install -e '.[test]'
 echo "$want" > "$stamp"
 echo "memrecall installed in .venv" >&2

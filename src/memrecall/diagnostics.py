@@ -85,20 +85,38 @@ def token_efficiency(task: Task, rankings: Mapping[str, Ranking], ks: Sequence[i
     return out
 
 
-def recall_curve(task: Task, rankings: Mapping[str, Ranking], stratum: str | None, max_k: int = 50) -> dict:
-    """recall@k (any gold in the top k) for k = 1..max_k over headline queries, overall and per stratum group."""
-    queries = headline_queries(task)
-    if not queries:
-        return {"k": [], "overall": []}
-    first, _ = first_and_last_gold(queries, rankings)
+def recall_curve(
+    task: Task, rankings: Mapping[str, Ranking], stratum: str | None, max_k: int = 50, every_gold: bool = False
+) -> dict:
+    """recall@k for k = 1..max_k (any gold in the top k; every gold when `every_gold`), with n.
+
+    Over headline queries, overall and per stratum group; queries left out of the headline
+    (LoCoMo category 5, for example) get their own `apart_by_<stratum>` curves.
+    """
+    scored = [q for q in task.queries if q.targets]
+    queries = [q for q in scored if in_headline(q)]
+    metric = "recall_all@k" if every_gold else "recall@k"
+    out: dict = {"metric": metric, "k": list(range(1, max_k + 1)), "n": len(queries), "overall": []}
+    if not scored:
+        return out
+    first, last = first_and_last_gold(scored, rankings)
+    decisive = last if every_gold else first
     ks = np.arange(1, max_k + 1)
+    headline = np.array([in_headline(q) for q in scored])
 
-    def curve(mask: np.ndarray) -> list[float]:
-        chosen = first[mask]
-        return [float(v) for v in (chosen[:, None] <= ks[None, :]).mean(axis=0)] if chosen.size else []
+    def curve(mask: np.ndarray) -> dict:
+        chosen = decisive[mask]
+        values = [float(v) for v in (chosen[:, None] <= ks[None, :]).mean(axis=0)] if chosen.size else []
+        return {"n": int(mask.sum()), "values": values}
 
-    out: dict = {"k": ks.tolist(), "overall": curve(np.ones(len(queries), dtype=bool))}
+    out["overall"] = curve(headline)["values"]
     if stratum:
-        groups = sorted({q.strata[stratum] for q in queries if stratum in q.strata})
-        out[f"by_{stratum}"] = {g: curve(np.array([q.strata.get(stratum) == g for q in queries])) for g in groups}
+        for label, members in ((f"by_{stratum}", headline), (f"apart_by_{stratum}", ~headline)):
+            groups = sorted(
+                {q.strata[stratum] for q, m in zip(scored, members, strict=True) if m and stratum in q.strata}
+            )
+            if groups:
+                out[label] = {
+                    g: curve(members & np.array([q.strata.get(stratum) == g for q in scored])) for g in groups
+                }
     return out

@@ -54,8 +54,11 @@ def _bars(ax, groups: list[str], systems: list[tuple[str, dict]], metric: str, l
             lows.append(value["value"] - value["ci_low"])
             highs.append(value["ci_high"] - value["value"])
         ax.bar(xs, values, width, yerr=[lows, highs], capsize=3, label=name)
+    counts = [next((row["n"] for _, r in systems if (row := lookup(r, g))), 0) for g in groups]
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([g.replace("reflective_", "reflective\n") for g in groups])
+    ax.set_xticklabels(
+        [f"{g.replace('reflective_', 'reflective ')}\nn = {n}" for g, n in zip(groups, counts, strict=True)]
+    )
     ax.set_ylim(0, 1.05)
     ax.grid(axis="y", alpha=0.3)
 
@@ -75,9 +78,15 @@ def epirec_figures(report: dict, out: Path) -> list[Path]:
     ax.legend(title="strategy", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     paths.append(_save(figure, out / "recall_by_probe_type.png", plt))
-    for key, groups, label, filename in (
-        ("by_probe_type_x_intensity_band", BANDS, "intensity band", "recall_by_intensity_band.png"),
-        ("by_probe_type_x_age_bucket", AGES, "age bucket", "recall_by_age_bucket.png"),
+    for key, groups, label, note, filename in (
+        ("by_probe_type_x_intensity_band", BANDS, "intensity band", "", "recall_by_intensity_band.png"),
+        (
+            "by_probe_type_x_age_bucket",
+            AGES,
+            "age bucket",
+            "\nage before the reference time: short at most 6 days, medium 7 to 30 days, long over 30 days",
+            "recall_by_age_bucket.png",
+        ),
     ):
         figure, axes = plt.subplots(1, 3, figsize=(16, 5), dpi=100, sharey=True)
         for ax, probe_type in zip(axes, PROBE_TYPES, strict=True):
@@ -87,47 +96,54 @@ def epirec_figures(report: dict, out: Path) -> list[Path]:
         axes[0].set_ylabel(metric)
         handles, labels = axes[0].get_legend_handles_labels()
         figure.legend(handles, labels, title="strategy", loc="center right")
-        figure.suptitle(f"{name}: {metric} by probe type and {label} (95% bootstrap CI)")
+        figure.suptitle(f"{name}: {metric} by probe type and {label} (95% bootstrap CI){note}")
         figure.tight_layout(rect=(0, 0, 0.87, 1))
         paths.append(_save(figure, out / filename, plt))
     return paths
 
 
 def harness_figures(report: dict, out: Path) -> list[Path]:
-    """recall@k curves (k = 1..50) per mode, overall and per question type or category."""
+    """The headline recall@k curve (k = 1..50) per mode, overall and per question type or category, with n."""
     plt = _pyplot()
     content = report["content"]
     stratum = content.get("primary_stratum")
     title = f"{content['dataset'].get('kind', content['task']['name'])} ({content['task']['version']})"
+    curves = {}
+    for mode in content["mode_order"]:
+        curve = content["modes"][mode].get("recall_curve")
+        if not curve or "metric" not in curve:
+            raise ConfigError(f"mode {mode} has no recall curve of this version; re-run the harness")
+        curves[mode] = curve
+    metric = next(iter(curves.values()))["metric"]
     paths = []
     figure, ax = plt.subplots(figsize=(9, 5.5), dpi=100)
-    for mode in content["mode_order"]:
-        if "recall_curve" not in content["modes"][mode]:
-            raise ConfigError(f"mode {mode} has no recall_curve; re-run the harness with this memrecall version")
-        curve = content["modes"][mode]["recall_curve"]
+    for mode, curve in curves.items():
         ax.plot(curve["k"], curve["overall"], marker=".", label=mode, linestyle=_style(mode, content))
-    _curve_axes(ax, f"{title}: recall@k, headline questions")
+    _curve_axes(ax, f"{title}: {metric}, headline questions (n = {next(iter(curves.values()))['n']})", metric)
     ax.legend(title="mode")
     figure.tight_layout()
     paths.append(_save(figure, out / "recall_curve.png", plt))
     if stratum:
-        groups = sorted(
-            {g for m in content["mode_order"] for g in content["modes"][m]["recall_curve"].get(f"by_{stratum}", {})}
-        )
+        panels = []
+        for label, suffix in ((f"by_{stratum}", ""), (f"apart_by_{stratum}", " (apart: not in the headline)")):
+            groups = sorted({g for c in curves.values() for g in c.get(label, {})})
+            panels += [(label, g, suffix) for g in groups]
         columns = 3
-        rows = -(-len(groups) // columns) or 1
+        rows = -(-len(panels) // columns) or 1
         figure, axes = plt.subplots(rows, columns, figsize=(15, 4.2 * rows), dpi=100, squeeze=False)
-        for ax, group in zip(axes.flat, groups, strict=False):
-            for mode in content["mode_order"]:
-                curve = content["modes"][mode]["recall_curve"]
-                values = curve[f"by_{stratum}"].get(group, []) or [None] * len(curve["k"])
+        for ax, (label, group, suffix) in zip(axes.flat, panels, strict=False):
+            n = 0
+            for mode, curve in curves.items():
+                entry = curve.get(label, {}).get(group) or {"n": 0, "values": []}
+                n = max(n, entry["n"])
+                values = entry["values"] or [None] * len(curve["k"])
                 ax.plot(curve["k"], values, label=mode, linestyle=_style(mode, content), linewidth=1.8)
-            _curve_axes(ax, group)
-        for ax in list(axes.flat)[len(groups) :]:
+            _curve_axes(ax, f"{group}{suffix}, n = {n}", metric)
+        for ax in list(axes.flat)[len(panels) :]:
             ax.axis("off")
         handles, labels = axes[0][0].get_legend_handles_labels()
         figure.legend(handles, labels, title="mode", loc="center right")
-        figure.suptitle(f"{title}: recall@k by {stratum.replace('_', ' ')}")
+        figure.suptitle(f"{title}: {metric} by {stratum.replace('_', ' ')}")
         figure.tight_layout(rect=(0, 0, 0.9, 1))
         paths.append(_save(figure, out / f"recall_curve_by_{stratum}.png", plt))
     return paths
@@ -138,11 +154,11 @@ def _style(mode: str, content: dict) -> str:
     return ("-", "--", ":", "-.")[content["mode_order"].index(mode) % 4]
 
 
-def _curve_axes(ax, title: str) -> None:
+def _curve_axes(ax, title: str, metric: str) -> None:
     """Shared labels and limits for recall@k curves."""
     ax.set_title(title)
     ax.set_xlabel("k (documents retrieved)")
-    ax.set_ylabel("recall@k (any gold in top k)")
+    ax.set_ylabel(f"{metric} ({'every' if metric.startswith('recall_all') else 'any'} gold in top k)")
     ax.set_ylim(0, 1.02)
     ax.grid(alpha=0.3)
 

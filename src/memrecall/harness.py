@@ -85,7 +85,9 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
             "config": run.config,
             "results": score_task(task, run.rankings, scoring),
             "token_efficiency": token_efficiency(task, run.rankings, options.ks),
-            "recall_curve": recall_curve(task, run.rankings, stratum),
+            "recall_curve": recall_curve(
+                task, run.rankings, stratum, every_gold=benchmark.headline(options.ks)[0].startswith("recall_all")
+            ),
         }
         if options.coverage_depth:
             entry["coverage"] = coverage(task, run.rankings, options.coverage_depth)

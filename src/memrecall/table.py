@@ -21,8 +21,11 @@ def results_table(
     metrics: Sequence[str],
     labels: tuple[str, str] = ("system", "group"),
 ) -> Table:
-    """A table of (system, group, result) rows; the first metric is shown with its CI."""
-    table = Table(title=title, title_justify="left")
+    """A table of (system, group, result) rows; the first metric with its CI, then as many as fit the terminal."""
+    label_width = sum(max([len(label), *(len(str(row[i])) for row in rows)]) + 3 for i, label in enumerate(labels))
+    metrics, dropped = fit_metrics(list(metrics), label_width, console_width())
+    caption = f"{len(dropped)} more metric(s) in the report: {', '.join(dropped)}" if dropped else None
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     table.add_column(labels[0])
     table.add_column(labels[1])
     for i, metric in enumerate(metrics):
@@ -36,9 +39,28 @@ def results_table(
     return table
 
 
+def console_width() -> int:
+    """The terminal's width, at least 100 columns (a pipe counts as 120)."""
+    console = Console()
+    return max(100, console.width) if console.is_terminal else 120
+
+
+def fit_metrics(metrics: list[str], label_width: int, width: int) -> tuple[list[str], list[str]]:
+    """The metrics whose columns fit `width` after the label columns (the first always stays), and the rest."""
+    used = label_width + 8  # the n column and borders
+    kept = []
+    for index, metric in enumerate(metrics):
+        column = (len(metric) + 12 if index == 0 else max(len(metric), 6)) + 3
+        if index and used + column > width:
+            return kept, metrics[index:]
+        kept.append(metric)
+        used += column
+    return kept, []
+
+
 def print_table(table: Table) -> None:
     """Print to stdout without colour codes when stdout is not a terminal."""
-    Console(width=max(120, Console().width)).print(table)
+    Console(width=console_width()).print(table)
 
 
 def system_rows(name: str, results: dict, stratum: str | None) -> list[tuple[str, str, dict]]:

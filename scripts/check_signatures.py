@@ -1,0 +1,54 @@
+"""Regenerate the committed reports and check that they sign the same: `python scripts/check_signatures.py`.
+
+Run by .ci/run. The LoCoMo reports are checked too when ../shared/data/locomo10.json is present.
+Exit 1 naming every report whose signature differs from the committed one.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
+MEMORY_MODELS = "recency,dense,time-decay,salience-oracle,salience-vader,gated"
+REPORTS = [
+    ("docs/baselines.json", ["baseline"]),
+    ("docs/baselines_v1.json", ["baseline", "--data", "data/epirec_v1.json"]),
+    ("docs/memory_models.json", ["baseline", "--strategies", MEMORY_MODELS]),
+    ("docs/memory_models_v1.json", ["baseline", "--data", "data/epirec_v1.json", "--strategies", MEMORY_MODELS]),
+]
+LOCOMO_REPORTS = [
+    ("docs/locomo_session.json", ["locomo", "--data", str(LOCOMO), "--granularity", "session", "--coverage-k", "20"]),
+    ("docs/locomo_turn.json", ["locomo", "--data", str(LOCOMO), "--granularity", "turn", "--coverage-k", "50"]),
+]
+
+
+def main() -> int:
+    """Regenerate each report into a temporary folder and compare signatures."""
+    reports = REPORTS + (LOCOMO_REPORTS if LOCOMO.exists() else [])
+    if not LOCOMO.exists():
+        print(f"check_signatures: {LOCOMO} is not present; LoCoMo reports not checked", file=sys.stderr)
+    failures = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for committed, args in reports:
+            output = Path(folder) / Path(committed).name
+            command = [sys.executable, "-m", "memrecall", *args, "--quiet", "--output", str(output)]
+            done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+            if done.returncode != 0:
+                print(f"FAILED {committed}: {done.stderr.strip()}", file=sys.stderr)
+                failures += 1
+                continue
+            expected = json.loads((ROOT / committed).read_text(encoding="utf-8"))["signature"]
+            actual = json.loads(output.read_text(encoding="utf-8"))["signature"]
+            status = "ok" if actual == expected else "DIFFERS"
+            failures += status != "ok"
+            print(f"{status} {committed}: committed {expected[:12]}, regenerated {actual[:12]}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
