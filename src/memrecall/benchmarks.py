@@ -83,8 +83,17 @@ def _longmemeval_loader(protocol: str) -> Callable[[Path, Mapping[str, Any]], Lo
         from memrecall.datasets.longmemeval import load_longmemeval
 
         limit = options.get("max_instances")
-        task = load_longmemeval(path, protocol, limit)
-        return Loaded(task, {"kind": "longmemeval", "protocol": protocol, "file": path.name, "max_instances": limit})
+        granularity = options.get("granularity", "session")
+        task = load_longmemeval(path, protocol, limit, granularity)
+        dataset = {
+            "kind": "longmemeval",
+            "protocol": protocol,
+            "granularity": granularity,
+            "file": path.name,
+            "max_instances": limit,
+            "oracle_split": _every_session_is_gold(task) and granularity == "session",
+        }
+        return Loaded(task, dataset)
 
     return load
 
@@ -99,6 +108,12 @@ def _longmemeval_metrics(protocol: str) -> Callable[[Sequence[int]], tuple[list[
         return headline, others + [f"ndcg_lme@{k}" for k in ks] + ["mrr"]
 
     return policy
+
+
+def _every_session_is_gold(task: Task) -> bool:
+    """True when each question with gold has only gold sessions in its haystack (LongMemEval's oracle split)."""
+    scored = [q for q in task.queries if q.targets]
+    return bool(scored) and all({d.id for d in task.stores[q.store_id]} <= q.targets for q in scored)
 
 
 def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:

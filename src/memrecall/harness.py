@@ -7,17 +7,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memrecall.benchmarks import Benchmark, Loaded
+from memrecall.comparability import manifest
 from memrecall.diagnostics import coverage, recall_curve, token_efficiency
 from memrecall.embeddings import resolve_model
 from memrecall.encoders import SharedEncoder
 from memrecall.errors import ConfigError
+from memrecall.granularity import turns_to_sessions
 from memrecall.model import Ranking
 from memrecall.pipeline import rank_task
 from memrecall.report import environment, make_report, task_identity
 from memrecall.scoring import score_task
+from memrecall.sufficiency import sufficiency
 from memrecall.systems import SystemContext, adapt, build_builtin
 
-MODES = ("fts5", "dense", "hybrid")
+MODES = ("fts5", "dense", "hybrid", "bm25-official")
 
 
 @dataclass
@@ -91,6 +94,10 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
         }
         if options.coverage_depth:
             entry["coverage"] = coverage(task, run.rankings, options.coverage_depth)
+            entry["sufficiency"] = sufficiency(task, run.rankings, options.coverage_depth, stratum)
+        if loaded.dataset.get("granularity") == "turn":
+            session_task, session_rankings = turns_to_sessions(task, run.rankings)
+            entry["turn_to_session_results"] = score_task(session_task, session_rankings, scoring)
         modes[mode] = entry
         durations[mode] = run.seconds
     content = {
@@ -106,6 +113,8 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
     }
     if encoder.loaded:
         content["model"] = encoder.get().describe()
+    dense = options.dense_policy if any(m in ("dense", "hybrid") for m in options.modes) else None
+    content["comparability"] = manifest(content, modes[options.modes[0]]["results"], dense)
     return HarnessRun(rankings, make_report(content, environment(durations, **encoder.run_facts())))
 
 

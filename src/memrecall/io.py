@@ -81,6 +81,27 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise
 
 
+@contextmanager
+def atomic_text_writer(path: str | Path) -> Iterator[Any]:
+    """A UTF-8 text handle on a temp file beside `path`, renamed into place (or staged) when it closes cleanly."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(path)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            yield out
+        os.chmod(temp, 0o666 & ~_umask())
+        staged = _staged.get()
+        if staged is None:
+            os.replace(temp, path)
+        else:
+            staged.append((temp, path))
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
 def _umask() -> int:
     """The process umask (mkstemp creates files 0600; outputs should get the usual mode)."""
     current = os.umask(0)

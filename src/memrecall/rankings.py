@@ -25,23 +25,16 @@ class RankingRow:
     doc_ids: tuple[str, ...]
 
 
-def read_rankings(path: Path) -> tuple[list[RankingRow], list[str]]:
-    """Parse a JSONL or TREC rankings file into rows, plus every format problem with its line."""
-    rows, problems, _ = read_rankings_file(path)
-    return rows, problems
-
-
-def read_rankings_file(path: Path) -> tuple[list[RankingRow], list[str], str]:
-    """Read a rankings file once: its rows, its format problems, and the sha256 of the bytes read."""
+def read_rankings_file(path: Path) -> tuple[str, str]:
+    """Read a rankings file once: its text and the sha256 of the bytes read."""
     import hashlib
 
     try:
         data = Path(path).read_bytes()
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise RankingsError(str(path), [f"cannot read file: {exc}"]) from None
-    rows, problems = parse_rankings_text(text, str(path))
-    return rows, problems, hashlib.sha256(data).hexdigest()
+        raise RankingsError(str(path), [f"cannot read file: {short(exc)}"]) from None
+    return text, hashlib.sha256(data).hexdigest()
 
 
 def parse_rankings_text(text: str, source: str = "rankings") -> tuple[list[RankingRow], list[str]]:

@@ -4,24 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memrecall.card_sections import (
+    comparisons_card,
+    hardest_card,
+    markdown_table,
+    sufficiency_table,
+    systems_card,
+    value_cell,
+)
 from memrecall.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
 from memrecall.io import atomic_write_text
 from memrecall.table import harness_rows
-
-
-def _value(row: dict, metric: str, with_ci: bool = True) -> str:
-    """`0.935 [0.89, 0.97]` (three decimals, CI to two) or `-` when absent."""
-    if not row or metric not in row:
-        return "-"
-    value = row[metric]
-    return (
-        f"{value['value']:.3f} [{value['ci_low']:.2f}, {value['ci_high']:.2f}]" if with_ci else f"{value['value']:.3f}"
-    )
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table."""
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
 
 
 def provenance(report: dict) -> list[str]:
@@ -51,7 +44,7 @@ def provenance(report: dict) -> list[str]:
         ["memrecall version", content["memrecall_version"]],
         ["report signature", f"`{report['signature']}`"],
     ]
-    return ["## Provenance", "", *_table(["field", "value"], rows), ""]
+    return ["## Provenance", "", *markdown_table(["field", "value"], rows), ""]
 
 
 def epirec_card(report: dict, figures: list[Path]) -> list[str]:
@@ -66,23 +59,23 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
         "The three probe types are shown side by side; no single number is the headline.",
         "",
     ]
-    lines += _table(
+    lines += markdown_table(
         ["strategy", *PROBE_TYPES, "overall"],
         [
             [
                 name,
-                *(_value(r.get("by_probe_type", {}).get(t), primary) for t in PROBE_TYPES),
-                _value(r.get("overall"), primary),
+                *(value_cell(r.get("by_probe_type", {}).get(t), primary) for t in PROBE_TYPES),
+                value_cell(r.get("overall"), primary),
             ]
             for name, r in systems
         ],
     )
     for metric in metrics[1:]:
         lines += ["", f"### {metric} by probe type", ""]
-        lines += _table(
+        lines += markdown_table(
             ["strategy", *PROBE_TYPES],
             [
-                [name, *(_value(r.get("by_probe_type", {}).get(t), metric, False) for t in PROBE_TYPES)]
+                [name, *(value_cell(r.get("by_probe_type", {}).get(t), metric, False) for t in PROBE_TYPES)]
                 for name, r in systems
             ],
         )
@@ -92,10 +85,13 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
     ):
         lines += ["", f"## {primary} by probe type and {label}", ""]
         header = ["strategy", *(f"{t} / {g}" for t in PROBE_TYPES for g in groups)]
-        lines += _table(
+        lines += markdown_table(
             header,
             [
-                [name, *(_value(r.get(key, {}).get(f"{t}/{g}"), primary, False) for t in PROBE_TYPES for g in groups)]
+                [
+                    name,
+                    *(value_cell(r.get(key, {}).get(f"{t}/{g}"), primary, False) for t in PROBE_TYPES for g in groups),
+                ]
                 for name, r in systems
             ],
         )
@@ -108,89 +104,34 @@ def harness_card(report: dict, figures: list[Path]) -> list[str]:
     metrics = [*content["headline_metrics"], "mrr"]
     lines = [f"## Results (headline metric {content['primary_metric']}, 95% CI on the first column)", ""]
     rows = [
-        [mode, group, *(_value(row, m, i == 0) for i, m in enumerate(metrics)), str(row["n"])]
+        [mode, group, *(value_cell(row, m, i == 0) for i, m in enumerate(metrics)), str(row["n"])]
         for mode, group, row in harness_rows(report, apart_suffix=" (apart)")
     ]
-    lines += _table(["mode", "group", *metrics, "n"], rows)
+    lines += markdown_table(["mode", "group", *metrics, "n"], rows)
     for mode in content["mode_order"]:
         entry = content["modes"][mode]
         left_out = entry["results"].get("left_out_of_headline")
         if left_out:
             lines += ["", f"{mode}: left out of the headline: " + ", ".join(f"{k} {v}" for k, v in left_out.items())]
+        if "sufficiency" in entry:
+            lines += sufficiency_table(mode, entry["sufficiency"])
         if "coverage" in entry:
             cov = entry["coverage"]
             lines += ["", f"### {mode}: gold coverage down to depth {cov['depth']}", ""]
-            lines += _table(
+            lines += markdown_table(
                 ["k", "any gold", "all gold"], [[k, f"{cov['any'][k]:.3f}", f"{cov['all'][k]:.3f}"] for k in cov["any"]]
             )
+    if content.get("dataset", {}).get("oracle_split"):
+        lines = ["**Oracle split: retrieval is trivial; do not quote these numbers.**", "", *lines]
+    for mode in content["mode_order"]:
+        session = content["modes"][mode].get("turn_to_session_results")
+        if session and "overall" in session:
+            cells = ", ".join(f"{m} {session['overall'][m]['value']:.3f}" for m in content["headline_metrics"])
+            lines += ["", f"{mode}, turn -> session (LongMemEval's effective-k rule), overall: {cells}"]
     issues = content.get("dataset", {}).get("evidence_issue_counts")
     if issues:
         lines += ["", "Evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in issues.items())]
     return lines + ["", "## Figures", "", *(f"![{p.stem.replace('_', ' ')}]({p.name})" for p in figures), ""]
-
-
-def systems_card(report: dict) -> list[str]:
-    """For run/evaluate/compare reports outside EpiRec: metrics overall and per primary-stratum group."""
-    content = report["content"]
-    stratum = content.get("primary_stratum")
-    metrics = content["scoring"]["metrics"]
-    lines = [f"## Results (primary metric {content['primary_metric']}, 95% CI on the first column)", ""]
-    rows = []
-    for name in content["system_order"]:
-        results = content["systems"][name]["results"]
-        groups = [("overall", results.get("overall")), *(results.get(f"by_{stratum}", {}).items() if stratum else [])]
-        rows += [[name, g, *(_value(r, m, i == 0) for i, m in enumerate(metrics)), str(r["n"])] for g, r in groups if r]
-    return lines + _table(["system", "group", *metrics, "n"], rows) + [""]
-
-
-def comparisons_card(report: dict) -> list[str]:
-    """Each system minus the first, by group, for the primary metric: difference, CI, Holm-adjusted p."""
-    from memrecall.compare import format_p
-
-    content = report["content"]
-    comparisons = content.get("comparisons") or []
-    if not comparisons:
-        return []
-    primary = content["primary_metric"]
-    first = content["system_order"][0]
-    lines = [f"## Paired differences against {first} ({primary})", "", content.get("comparison_test", ""), ""]
-    rows = []
-    for comparison in comparisons:
-        for group, row in comparison["by_group"].items():
-            cell = row[primary]
-            rows.append(
-                [
-                    f"{comparison['system']} - {first}",
-                    group,
-                    f"{cell['difference']:+.3f}",
-                    f"[{cell['ci_low']:+.3f}, {cell['ci_high']:+.3f}]",
-                    format_p(cell["p_value"]),
-                    format_p(cell.get("p_holm", cell["p_value"])),
-                    str(row["n"]),
-                ]
-            )
-    return lines + _table(["comparison", "group", "difference", "95% CI", "p", "p (Holm)", "n"], rows) + [""]
-
-
-def hardest_card(hardest: list[dict] | None, k: int | None = None) -> list[str]:
-    """The queries every system missed, at most 20, hardest first."""
-    if hardest is None:
-        return []
-    from memrecall.per_query import HARDEST_LIMIT
-
-    lines = ["## Hardest queries", ""]
-    if not hardest:
-        return lines + ["Every query was found by at least one system.", ""]
-    count = f"{len(hardest)} query was" if len(hardest) == 1 else f"{len(hardest)} queries were"
-    lines += [f"{count} missed by every system; the {min(len(hardest), HARDEST_LIMIT)} hardest:", ""]
-    rows = []
-    for row in hardest[:HARDEST_LIMIT]:
-        kind = (
-            row["strata"].get("probe_type") or row["strata"].get("question_type") or row["strata"].get("category", "")
-        )
-        text = row["text"] if len(row["text"]) <= 80 else row["text"][:77] + "..."
-        rows.append([row["query_id"], kind, text.replace("|", "/"), str(row["best_rank"] or "absent")])
-    return lines + _table(["query", "type", "text", "best rank of any system"], rows) + [""]
 
 
 def write_report_card(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memrecall.benchmarks import Benchmark, Loaded
+from memrecall.comparability import manifest
 from memrecall.compare import compare_to_first
 from memrecall.model import Ranking
 from memrecall.rankings import rankings_sha256
@@ -44,6 +45,8 @@ def systems_report(
             for name, rankings in runs
         },
     }
+    first = content["systems"][names[0]]["results"]
+    content["comparability"] = manifest(content, first, None)
     if len(runs) > 1:
         content["comparisons"] = compare_to_first(task, runs, scoring, benchmark.primary_stratum)
         content["comparison_test"] = (

@@ -15,8 +15,9 @@ from memrecall.model import Document, Query, Ranking, Task
 
 ENTRY_POINT_GROUP = "memrecall.systems"
 BASELINE_SYSTEMS = ("recency", "hashing", "dense", "fts5", "hybrid")
+REFERENCE_SYSTEMS = ("bm25-official",)
 MEMORY_MODEL_SYSTEMS = ("time-decay", "salience-oracle", "salience-vader", "gated")
-BUILTIN_SYSTEMS = BASELINE_SYSTEMS + MEMORY_MODEL_SYSTEMS
+BUILTIN_SYSTEMS = BASELINE_SYSTEMS + MEMORY_MODEL_SYSTEMS + REFERENCE_SYSTEMS
 NEEDS_ENCODER = frozenset({"dense", "hybrid", *MEMORY_MODEL_SYSTEMS})
 DENSE_POLICIES = ("windows", "truncate")
 
@@ -58,6 +59,10 @@ def build_builtin(name: str, context: SystemContext) -> Any:
         return HashingRetriever()
     if name == "fts5":
         return Fts5Retriever()
+    if name == "bm25-official":
+        from memrecall.retrievers.bm25_official import OfficialBM25
+
+        return OfficialBM25()
     if name == "dense":
         return _dense(context)
     if name == "hybrid":

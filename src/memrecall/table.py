@@ -112,7 +112,7 @@ def comparison_table(title: str, rows: Sequence[Sequence[str]], metrics: Sequenc
     return table
 
 
-def harness_rows(report: dict, apart_suffix: str = "") -> list[tuple[str, str, dict]]:
+def harness_rows(report: dict, apart_suffix: str = "", key: str = "results") -> list[tuple[str, str, dict]]:
     """Rows of a harness report: per mode, overall, each primary-stratum group, then the apart rows.
 
     Apart rows already shown as headline groups are skipped; `apart_suffix` marks the rest.
@@ -121,7 +121,7 @@ def harness_rows(report: dict, apart_suffix: str = "") -> list[tuple[str, str, d
     rows = []
     stratum = content.get("primary_stratum")
     for mode in content["mode_order"]:
-        results = content["modes"][mode]["results"]
+        results = content["modes"][mode].get(key, {})
         if "overall" in results:
             rows.append((mode, "overall", results["overall"]))
         if stratum:

@@ -29,6 +29,8 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
     )
     result = evaluate_rankings(list(files), benchmark, data, names, seed, resamples)
     report = result.report
+    for source, note in report["env"].get("formats", {}).items():
+        click.echo(f"{source}: read as {note}", err=True)
     write_json(output, report)
     content = report["content"]
     metrics = table_metrics(content)

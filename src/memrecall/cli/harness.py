@@ -36,7 +36,7 @@ def _coverage_floor(text: str | None) -> tuple[int, float] | None:
     return parsed
 
 
-MODE_WORDS = {"fts5", "dense", "hybrid", "auto"}
+MODE_WORDS = {"fts5", "dense", "hybrid", "bm25-official", "auto"}
 
 
 class HarnessCommand(click.Command):
@@ -73,7 +73,7 @@ def harness_options(function: Callable) -> Callable:
             multiple=True,
             default=("fts5,dense,hybrid",),
             show_default=True,
-            help="Search modes: fts5, dense, hybrid, auto (space- or comma-separated).",
+            help="Search modes: fts5, dense, hybrid, bm25-official, auto (space- or comma-separated).",
         ),
         click.option("--k", "ks", default="1,3,5,10", show_default=True, help="Cut-offs for recall@k and nDCG@k."),
         click.option("--output", type=click.Path(path_type=Path), default=None, help="Report JSON path."),
@@ -126,7 +126,7 @@ def harness_options(function: Callable) -> Callable:
     return function
 
 
-def run_and_print(benchmark, loaded, options, params: dict, title: str, default_output: Path) -> None:
+def run_and_print(benchmark, loaded, options, params: dict, title: str, default_output: Path, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
     from memrecall.cli.common import all_per_query, finish_outputs
     from memrecall.harness import coverage_failures, run_harness
@@ -143,10 +143,16 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, default_
     for mode, path in export_paths(params["export_rankings"], options.modes).items():
         write_jsonl(path, rankings_rows(loaded.task, run.rankings[mode], benchmark.row_keys))
         click.echo(f"rankings: {path}")
+    if after_run is not None:
+        after_run(run)
     if not params["quiet"]:
         content = run.report["content"]
         metrics = [*content["headline_metrics"], "mrr"]
         print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group")))
+        session_rows = harness_rows(run.report, key="turn_to_session_results")
+        if session_rows:
+            heading = "the same run at session level (turn -> session, LongMemEval's effective-k rule)"
+            print_table(results_table(heading, session_rows, metrics, ("mode", "group")))
     click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
     rows = all_per_query(loaded.task, run.rankings, options.ks)
     finish_outputs(run.report, rows, params["per_query"], params["report_dir"])
@@ -165,7 +171,7 @@ def export_paths(export: Path | None, modes) -> dict[str, Path]:
     return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}.jsonl") for m in modes}
 
 
-def check_harness_outputs(params: dict, modes, default_output: Path) -> None:
+def check_harness_outputs(params: dict, modes, default_output: Path, extra: list[Path] | None = None) -> None:
     """Every output location of a harness run, checked before loading the data."""
     from memrecall.cli.common import card_file
     from memrecall.outputs import check_outputs
@@ -176,6 +182,7 @@ def check_harness_outputs(params: dict, modes, default_output: Path) -> None:
             "--export-rankings": list(export_paths(params["export_rankings"], modes).values()),
             "--per-query": params["per_query"],
             "--report-dir": card_file(params["report_dir"]),
+            "--export-official-log": extra or None,
         },
         [params["data"]],
         {"--report-dir": params["report_dir"], "--cache-dir": params["cache_dir"]},
@@ -202,57 +209,3 @@ def options_from(params: dict, ks: list[int]):
 def split_modes(values: tuple[str, ...]) -> list[str]:
     """Flatten repeated and comma-separated --modes values."""
     return [m for value in values for m in value.replace(" ", ",").split(",") if m]
-
-
-@click.command(cls=HarnessCommand)
-@harness_options
-@click.option(
-    "--protocol",
-    type=click.Choice(["perseus", "official"]),
-    default="perseus",
-    show_default=True,
-    help="Session text and headline rules (see README).",
-)
-@click.option("--max-instances", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
-def longmemeval(protocol: str, max_instances: int | None, **params) -> None:
-    """Session-level retrieval on LongMemEval, offline."""
-    from memrecall.benchmarks import get_benchmark
-
-    benchmark = get_benchmark("longmemeval" if protocol == "perseus" else "longmemeval-official")
-    ks = _int_list(params["ks"])
-    options = options_from(params, ks)
-    check_harness_outputs(params, options.modes, Path("results/longmemeval_report.json"))
-    if not params["quiet"]:
-        click.echo(f"loading {params['data']} ({protocol} protocol)...", err=True)
-    loaded = benchmark.load(params["data"], max_instances=max_instances)
-    headline = benchmark.headline(ks)
-    title = (
-        f"LongMemEval session retrieval, {protocol} protocol: {len(loaded.task.queries)} questions "
-        f"(headline {headline[0].split('@')[0]})"
-    )
-    run_and_print(benchmark, loaded, options, params, title, Path("results/longmemeval_report.json"))
-
-
-@click.command(cls=HarnessCommand)
-@harness_options
-@click.option(
-    "--granularity",
-    type=click.Choice(["session", "turn"]),
-    default="session",
-    show_default=True,
-    help="Documents are sessions (targets: sessions holding evidence) or turns (targets: evidence turns).",
-)
-def locomo(granularity: str, **params) -> None:
-    """Retrieval on LoCoMo's real long conversations."""
-    from memrecall.benchmarks import get_benchmark
-
-    benchmark = get_benchmark("locomo" if granularity == "session" else "locomo-turn")
-    ks = _int_list(params["ks"])
-    options = options_from(params, ks)
-    check_harness_outputs(params, options.modes, Path(f"results/locomo_{granularity}_report.json"))
-    loaded = benchmark.load(params["data"])
-    counts = loaded.dataset["evidence_issue_counts"]
-    if not params["quiet"]:
-        click.echo("evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in counts.items()), err=True)
-    title = f"LoCoMo {granularity} retrieval: {len(loaded.task.queries)} questions (category 5 reported apart)"
-    run_and_print(benchmark, loaded, options, params, title, Path(f"results/locomo_{granularity}_report.json"))

@@ -8,6 +8,13 @@ Two document protocols, because published numbers use both:
 - `perseus` follows the session-level harness write-up: user and assistant turns as
   `role: content` lines; every question, abstention included, is in the headline.
 
+Two granularities, as in LongMemEval's own retrieval code:
+
+- `session`: one document per haystack session; gold is `answer_session_ids`.
+- `turn`: one document per user turn, id `<session_id>_<turn index + 1>` (the index counts every
+  turn of the session); gold is the user turns marked has_answer, and the other user turns of
+  answer sessions are renamed `noans` (see `noans_id`). Each turn's session is in its labels.
+
 Dates such as "2023/05/25 (Thu) 20:21" carry no zone and are read as UTC.
 """
 
@@ -24,6 +31,7 @@ from memrecall.errors import DatasetError
 from memrecall.model import Document, Query, Task
 
 PROTOCOLS = ("perseus", "official")
+GRANULARITIES = ("session", "turn")
 DEFAULT_PROTOCOL = "perseus"
 QUESTION_TYPES = (
     "single-session-user",
@@ -61,10 +69,30 @@ def iter_records(path: Path) -> Iterator[Any]:
         raise DatasetError(str(path), "", f"invalid JSON: {exc}") from None
 
 
-def load_longmemeval(path: str | Path, protocol: str = DEFAULT_PROTOCOL, max_instances: int | None = None) -> Task:
+def noans_id(turn_id: str) -> str:
+    """The official rename of an answer-session turn without has_answer: `answer...` -> `noans...`."""
+    return "noans" + turn_id[len("answer") :] if turn_id.startswith("answer") else "noans_" + turn_id
+
+
+def restore_id(corpus_id: str, known: set[str]) -> str | None:
+    """A corpus id from an official log as a document id of the store: as is, or with its noans rename undone."""
+    if corpus_id in known:
+        return corpus_id
+    if corpus_id.startswith("noans"):
+        for candidate in ("answer" + corpus_id[len("noans") :], corpus_id[len("noans_") :]):
+            if candidate in known:
+                return candidate
+    return None
+
+
+def load_longmemeval(
+    path: str | Path, protocol: str = DEFAULT_PROTOCOL, max_instances: int | None = None, granularity: str = "session"
+) -> Task:
     """Read a LongMemEval file; DatasetError names the question id and field of any problem."""
     if protocol not in PROTOCOLS:
         raise DatasetError(str(path), "", f"unknown protocol {protocol!r}; choose {' or '.join(PROTOCOLS)}")
+    if granularity not in GRANULARITIES:
+        raise DatasetError(str(path), "", f"unknown granularity {granularity!r}; choose session or turn")
     path = Path(path)
     stores: dict[str, tuple[Document, ...]] = {}
     queries: list[Query] = []
@@ -73,13 +101,39 @@ def load_longmemeval(path: str | Path, protocol: str = DEFAULT_PROTOCOL, max_ins
         if max_instances is not None and index >= max_instances:
             break
         query, documents = _record(str(path), index, record, protocol, shared_texts)
+        if granularity == "turn":
+            query, documents = _turns(str(path), record, query)
         if query.store_id in stores:
             raise DatasetError(str(path), f"question {query.id}", "question_id appears twice")
         stores[query.store_id] = documents
         queries.append(query)
     if not queries:
         raise DatasetError(str(path), "", "holds no questions")
-    return Task("longmemeval", protocol, file_sha256(path), stores, tuple(queries))
+    version = protocol if granularity == "session" else f"{protocol}/turn"
+    return Task("longmemeval", version, file_sha256(path), stores, tuple(queries))
+
+
+def _turns(source: str, record: dict, query: Query) -> tuple[Query, tuple]:
+    """The question over user turns: targets are the has_answer turns of its answer sessions."""
+    gold = set(query.targets)
+    documents, targets = [], set()
+    for session_id, date, turns in zip(
+        record["haystack_session_ids"], record["haystack_dates"], record["haystack_sessions"], strict=True
+    ):
+        moment = parse_lme_date(date)
+        for index, turn in enumerate(turns):
+            if turn["role"] != "user":
+                continue
+            turn_id = f"{session_id}_{index + 1}"
+            if session_id in gold:
+                if turn.get("has_answer"):
+                    targets.add(turn_id)
+                else:
+                    turn_id = noans_id(turn_id)
+            documents.append(Document(turn_id, turn["content"], moment, {"session": session_id}))
+    if len({d.id for d in documents}) != len(documents):
+        raise DatasetError(source, f"question {query.id}", "two user turns map to the same turn id")
+    return Query(query.id, query.store_id, query.text, query.time, frozenset(targets), query.strata), tuple(documents)
 
 
 def _record(source: str, index: int, record: Any, protocol: str, shared: dict[str, str]) -> tuple[Query, tuple]:

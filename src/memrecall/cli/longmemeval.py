@@ -1,0 +1,74 @@
+"""`memrecall longmemeval`: session- or turn-level retrieval on LongMemEval, offline, with the official log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memrecall.cli.harness import (
+    HarnessCommand,
+    _int_list,
+    check_harness_outputs,
+    export_paths,
+    harness_options,
+    options_from,
+    run_and_print,
+)
+
+
+@click.command(cls=HarnessCommand)
+@harness_options
+@click.option(
+    "--protocol",
+    type=click.Choice(["perseus", "official"]),
+    default="perseus",
+    show_default=True,
+    help="Session text and headline rules (see README).",
+)
+@click.option("--max-instances", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
+@click.option(
+    "--granularity",
+    type=click.Choice(["session", "turn"]),
+    default="session",
+    show_default=True,
+    help="Documents are sessions, or user turns (scored at turn level and turn -> session).",
+)
+@click.option(
+    "--export-official-log",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="LongMemEval's retrieval log format, for its QA stage (FILE stem + .<mode>.jsonl when several modes).",
+)
+def longmemeval(protocol: str, max_instances: int | None, granularity: str, export_official_log, **params) -> None:
+    """Session- or turn-level retrieval on LongMemEval, offline."""
+    from memrecall.benchmarks import get_benchmark
+
+    benchmark = get_benchmark("longmemeval" if protocol == "perseus" else "longmemeval-official")
+    ks = _int_list(params["ks"])
+    options = options_from(params, ks)
+    logs = export_paths(export_official_log, options.modes)
+    check_harness_outputs(params, options.modes, Path("results/longmemeval_report.json"), list(logs.values()))
+    if not params["quiet"]:
+        click.echo(f"loading {params['data']} ({protocol} protocol, {granularity} granularity)...", err=True)
+    loaded = benchmark.load(params["data"], max_instances=max_instances, granularity=granularity)
+    if loaded.dataset.get("oracle_split"):
+        click.echo(
+            "warning: oracle split: every haystack session is gold; retrieval is trivial, do not quote", err=True
+        )
+    headline = benchmark.headline(ks)
+    title = (
+        f"LongMemEval {granularity} retrieval, {protocol} protocol: {len(loaded.task.queries)} questions "
+        f"(headline {headline[0].split('@')[0]})"
+    )
+
+    def write_logs(run) -> None:
+        from memrecall.io import atomic_text_writer
+        from memrecall.official_log import export_official_log as export
+
+        for mode, path in logs.items():
+            with atomic_text_writer(path) as out:
+                count = export(params["data"], loaded.task, run.rankings[mode], out, granularity == "turn")
+            click.echo(f"official retrieval log: {path} ({count} questions)")
+
+    run_and_print(benchmark, loaded, options, params, title, Path("results/longmemeval_report.json"), write_logs)
