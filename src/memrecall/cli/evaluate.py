@@ -89,13 +89,50 @@ def evaluate(rankings, benchmark_name, data, name, output, compare, seed, resamp
     show_default=True,
     help="Report path.",
 )
+@click.option(
+    "--allow-mismatch",
+    is_flag=True,
+    help="Compare reports whose comparability manifests differ, labelled 'not like-for-like'.",
+)
 @bootstrap_options
 @output_options
-def compare(runs, names, benchmark_name, data, output, seed, resamples, per_query, report_dir) -> None:
-    """Compare several systems' rankings: metrics, and each minus the first, paired, Holm-adjusted."""
+def compare(runs, names, benchmark_name, data, output, allow_mismatch, seed, resamples, per_query, report_dir) -> None:
+    """Compare systems: rankings files (paired, Holm-adjusted) or signed reports (manifests checked)."""
     if len(runs) < 2:
-        raise click.BadParameter("give at least two rankings files", param_hint="RUNS")
+        raise click.BadParameter("give at least two rankings files or reports", param_hint="RUNS")
+    from memrecall.report_compare import is_report_file
+
+    if all(is_report_file(path) for path in runs):
+        _compare_reports(runs, output, allow_mismatch)
+        return
     _score_and_print(runs, benchmark_name, data, _names(names), seed, resamples, output, per_query, report_dir)
+
+
+def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
+    """Check the comparability manifests, print every mismatched field and each report's headline values."""
+    from memrecall.io import write_json
+    from memrecall.outputs import check_outputs
+    from memrecall.report_compare import compare_reports
+
+    check_outputs({"--output": output}, list(paths))
+    from memrecall.errors import ConfigError, short
+
+    report = compare_reports(list(paths))
+    content = report["content"]
+    for d in content["mismatches"]:
+        click.echo(f"differs: {d['field']}: {short(repr(d['first']))} vs {short(repr(d['this']))} ({d['report']})")
+    if content["mismatches"] and not allow_mismatch:
+        raise ConfigError(
+            f"not like-for-like: {len(content['mismatches'])} comparability field(s) differ (listed above); "
+            "--allow-mismatch compares them anyway, labelled not like-for-like"
+        )
+    click.echo(f"comparison: {content['label']}")
+    for entry in content["reports"]:
+        for name, values in entry["headline"].items():
+            cells = ", ".join(f"{m} {v:.3f}" for m, v in values.items())
+            click.echo(f"  {entry['path_name']}: {name}: {cells}")
+    write_json(output, report)
+    click.echo(f"report: {output} (signature {report['signature'][:12]})")
 
 
 @click.command("report")
