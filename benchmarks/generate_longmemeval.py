@@ -2,6 +2,11 @@
 
 Usage: python benchmarks/generate_longmemeval.py --out /tmp/lme_synth_s.json [--questions 500]
        [--sessions 48] [--turns 10] [--seed 7]
+       python benchmarks/generate_longmemeval.py --shape m --out /tmp/lme_synth_m.json
+
+`--shape m` gives the _m layout: 500 questions x 500 sessions of 8 turns, whose distractor
+sessions come from one shared pool (`--pool`, 25,000 sessions), so that, as in the real _m file,
+the same session (same id, same text) appears in many questions' haystacks.
 
 Every question gets a haystack of chat sessions with user and assistant turns of varied,
 seeded filler text; one session (two for multi-session and temporal-reasoning questions)
@@ -124,6 +129,9 @@ def session(rng: random.Random, turns: int, user_words: int, assistant_words: in
     return out
 
 
+POOL: list[list[dict]] = []
+
+
 def question(rng: random.Random, number: int, args) -> dict:
     """One record with its haystack, planted evidence and a question about it."""
     qtype = TYPES[number % len(TYPES)]
@@ -138,6 +146,7 @@ def question(rng: random.Random, number: int, args) -> dict:
     qid = f"synth{number:04d}" + ("_abs" if abstention else "")
     start = datetime(2023, 1, 1) + timedelta(days=rng.randrange(60))
     positions = rng.sample(range(args.sessions), len(facts))
+    shared = iter(rng.sample(range(len(POOL)), args.sessions)) if POOL else None
     ids, dates, sessions, gold = [], [], [], []
     for index in range(args.sessions):
         session_id = f"{qid}_s{index:02d}"
@@ -145,10 +154,16 @@ def question(rng: random.Random, number: int, args) -> dict:
         if fact:
             session_id = f"answer_{session_id}"
             gold.append(session_id)
-        moment = start + timedelta(days=index, minutes=rng.randrange(1440))
+            turns = session(rng, args.turns, args.user_words, args.assistant_words, fact)
+        elif shared is not None:
+            pick = next(shared)
+            session_id, turns = f"pool_{pick:05d}", POOL[pick]
+        else:
+            turns = session(rng, args.turns, args.user_words, args.assistant_words, None)
+        moment = start + timedelta(days=index / 4, minutes=rng.randrange(1440))
         ids.append(session_id)
         dates.append(moment.strftime("%Y/%m/%d (%a) %H:%M"))
-        sessions.append(session(rng, args.turns, args.user_words, args.assistant_words, fact))
+        sessions.append(turns)
     asked = start + timedelta(days=args.sessions + 1)
     return {
         "question_id": qid,
@@ -172,8 +187,13 @@ def main() -> None:
     parser.add_argument("--user-words", type=int, default=30)
     parser.add_argument("--assistant-words", type=int, default=220)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--shape", choices=["s", "m"], default="s", help="m: 500 x 500 sessions from a shared pool")
+    parser.add_argument("--pool", type=int, default=25000, help="shared distractor sessions for --shape m")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.shape == "m":
+        args.sessions, args.turns = 500, 8
+        POOL.extend(session(rng, args.turns, args.user_words, args.assistant_words, None) for _ in range(args.pool))
     with open(args.out, "w", encoding="utf-8") as out:
         out.write("[")
         for number in range(args.questions):

@@ -46,13 +46,19 @@ def run_system(
     resamples: int = 2000,
     show_progress: bool = False,
     loaded: Loaded | None = None,
+    executor: Any = None,
 ) -> Result:
-    """Run any object with index(documents) and rank(query) on a benchmark; its rankings are checked strictly."""
+    """Run any object with index(documents) and rank(query) on a benchmark; its rankings are checked strictly.
+
+    `executor` (memrecall.executors.make_executor("ray", workers)) decides where ranking runs; the
+    results are the same.
+    """
     bench = _benchmark(benchmark)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     adapter = adapt(system, name)
-    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress)
+    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor)
     env = {"system_configs": {adapter.name: run.config}, "durations_seconds": {adapter.name: round(run.seconds, 3)}}
+    env.update(executor.describe() if executor is not None else {"executor": "local"})
     report = systems_report(
         bench, loaded, [(adapter.name, run.rankings)], bench.scoring(seed=seed, resamples=resamples), env
     )

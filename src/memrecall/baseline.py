@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memrecall.benchmarks import get_benchmark
 from memrecall.compare import compare_systems
@@ -35,6 +36,8 @@ class BaselineOptions:
     cache: Path | None = None
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
     show_progress: bool = False
+    device: str = "auto"
+    executor: Any = None
 
 
 @dataclass
@@ -50,13 +53,14 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
     """Load the data, run each strategy in order through the pipeline, score it, and sign the report."""
     benchmark = get_benchmark("epirec")
     task = benchmark.load(options.data).task
-    encoder = SharedEncoder(options.model, options.cache)
+    encoder = SharedEncoder(options.model, options.cache, options.device, options.executor)
     context = SystemContext(encoder.get, benchmark.dense_policy, options.show_progress)
     rankings: dict[str, dict[str, Ranking]] = {}
     strategies: dict[str, dict] = {}
     durations: dict[str, float] = {}
     for name in options.strategies:
-        run = rank_task(adapt(build_builtin(name, context), name), task, True, options.show_progress)
+        system = adapt(build_builtin(name, context), name)
+        run = rank_task(system, task, True, options.show_progress, options.executor)
         rankings[name] = run.rankings
         strategies[name] = {"config": run.config, "results": score_task(task, run.rankings, options.scoring)}
         durations[name] = run.seconds
@@ -73,7 +77,13 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
         content["ablations"] = ablations
     if any(n in NEEDS_ENCODER for n in options.strategies):
         content["model"] = encoder.get().describe()
-    return BaselineRun(task, rankings, make_report(content, environment(durations, **encoder.run_facts())))
+    env = environment(durations, **encoder.run_facts(), **_executor_facts(options.executor))
+    return BaselineRun(task, rankings, make_report(content, env))
+
+
+def _executor_facts(executor) -> dict:
+    """Where the work ran, for env."""
+    return executor.describe() if executor is not None else {"executor": "local"}
 
 
 def ablation_comparisons(task: Task, rankings: dict[str, dict[str, Ranking]], scoring: ScoringConfig) -> list[dict]:

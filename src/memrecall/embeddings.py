@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,33 +69,105 @@ def cache_dir(explicit: str | Path | None = None) -> Path:
     return Path(explicit or os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
 
 
-class Encoder:
-    """A sentence-transformers model, loaded on first use, with an on-disk vector cache."""
+DEVICES = ("auto", "cpu", "cuda", "mps")
+ENCODE_BATCH = 64
 
-    def __init__(self, source: ModelSource, cache_folder: Path, batch_size: int = 64) -> None:
+
+def select_device(requested: str, cuda_available: bool, mps_available: bool) -> str:
+    """auto -> cuda, else mps, else cpu; an explicit device must be available."""
+    if requested not in DEVICES:
+        raise ConfigError(f"unknown device {requested!r}; choose {', '.join(DEVICES)}")
+    if requested == "auto":
+        return "cuda" if cuda_available else "mps" if mps_available else "cpu"
+    if requested == "cuda" and not cuda_available:
+        raise ConfigError("--device cuda: torch sees no CUDA device here")
+    if requested == "mps" and not mps_available:
+        raise ConfigError("--device mps: torch sees no Apple MPS device here")
+    return requested
+
+
+def available_device(requested: str) -> str:
+    """The device to encode on, asking torch what it can see."""
+    import torch
+
+    mps = getattr(torch.backends, "mps", None)
+    return select_device(requested, torch.cuda.is_available(), bool(mps and mps.is_available()))
+
+
+def encoding_batches(texts: dict[str, str], size: int = ENCODE_BATCH) -> list[list[tuple[str, str]]]:
+    """The fixed batching rule: (sha256, text) sorted by text length then sha256, cut every `size` items.
+
+    A text's vector can differ in its last bits with the batch it is padded in, so every executor
+    encodes exactly these batches, whatever the number of workers.
+    """
+    ordered = sorted(texts.items(), key=lambda item: (len(item[1]), item[0]))
+    return [ordered[start : start + size] for start in range(0, len(ordered), size)]
+
+
+def load_sentence_model(location: str, device: str):
+    """A SentenceTransformer loaded offline when the model is a local folder; one line on failure."""
+    if Path(location).is_dir():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    try:
+        return SentenceTransformer(location, device=device)
+    except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
+        raise ConfigError(f"cannot load encoder {location!r}: {exc}") from None
+
+
+def encode_batch(model, texts: list[str]) -> np.ndarray:
+    """One batch through the model as a single forward pass: normalised float32 vectors."""
+    vectors = model.encode(
+        texts, batch_size=max(len(texts), 1), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    return np.asarray(vectors, dtype=np.float32)
+
+
+BatchRunner = Callable[["Encoder", list[list[str]]], Iterator[tuple[int, np.ndarray]]]
+
+
+def local_runner(encoder: Encoder, batches: list[list[str]]) -> Iterator[tuple[int, np.ndarray]]:
+    """Encode the batches one after another in this process."""
+    model = encoder.load()
+    for index, batch in enumerate(batches):
+        yield index, encode_batch(model, batch)
+
+
+class Encoder:
+    """A sentence-transformers model, loaded on first use, with an on-disk vector cache.
+
+    Missing texts are encoded in the batches `encoding_batches` forms, through a runner that decides
+    where the work happens (this process, or a Ray actor pool); only this object writes the cache.
+    """
+
+    def __init__(
+        self, source: ModelSource, cache_folder: Path, device: str = "auto", runner: BatchRunner | None = None
+    ) -> None:
         self.source = source
-        self.batch_size = batch_size
+        self.requested_device = device
         self.weights_sha256 = weights_sha256(source.location)
         self.cache_key = f"{source.model_id}@{(self.weights_sha256 or 'unhashed')[:16]}"
         self._cache = VectorCache(cache_folder)
         self._model = None
+        self._device: str | None = None
+        self.runner = runner or local_runner
         self.encoded_count = 0
 
-    def _load(self):
-        """Import sentence-transformers and load the model, offline when it is local."""
+    @property
+    def device(self) -> str:
+        """The device encoding runs on (resolved from --device on first use)."""
+        if self._device is None:
+            self._device = available_device(self.requested_device)
+        return self._device
+
+    def load(self):
+        """The model, loaded on first use."""
         if self._model is None:
-            if Path(self.source.location).is_dir():
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as transformers_logging
-
-            transformers_logging.disable_progress_bar()
-
-            try:
-                self._model = SentenceTransformer(self.source.location, device="cpu")
-            except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
-                raise ConfigError(f"cannot load encoder {self.source.location!r}: {exc}") from None
+            self._model = load_sentence_model(self.source.location, self.device)
         return self._model
 
     def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
@@ -104,21 +176,12 @@ class Encoder:
         cached = self._cache.get_many(self.cache_key, list(dict.fromkeys(keys)))
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in cached}
         if missing:
-            model = self._load()
-            items = list(missing.items())
+            batches = encoding_batches(missing)
             fresh: dict[str, np.ndarray] = {}
-            for start in range(0, len(items), self.batch_size * 8):
-                chunk = items[start : start + self.batch_size * 8]
-                vectors = model.encode(
-                    [t for _, t in chunk],
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
-                fresh.update(zip([k for k, _ in chunk], vectors.astype(np.float32), strict=True))
+            for index, vectors in self.runner(self, [[t for _, t in batch] for batch in batches]):
+                fresh.update(zip((k for k, _ in batches[index]), vectors, strict=True))
                 if progress:
-                    progress(len(chunk))
+                    progress(len(batches[index]))
             self._cache.put_many(self.cache_key, fresh)
             self.encoded_count += len(fresh)
             cached.update(fresh)
@@ -128,6 +191,7 @@ class Encoder:
         """Where the model came from and how many texts this run encoded: unsigned env facts."""
         return {
             "model_origin": self.source.origin,
+            "device": self._device or self.requested_device,
             "texts_encoded": self.encoded_count,
             "damaged_cache_rows_reencoded": self._cache.damaged_rows,
         }

@@ -10,15 +10,22 @@ from memrecall.embeddings import Encoder, cache_dir, resolve_model
 class SharedEncoder:
     """Loads the encoder (and opens its cache) on first use; every system of the run shares it."""
 
-    def __init__(self, model: str | None, cache: Path | None) -> None:
-        self.model, self.cache = model, cache
+    def __init__(self, model: str | None, cache: Path | None, device: str = "auto", executor=None) -> None:
+        self.model, self.cache, self.device, self.executor = model, cache, device, executor
         self._encoder: Encoder | None = None
 
     def get(self) -> Encoder:
-        """The encoder, loaded on the first call."""
+        """The encoder, loaded on the first call; it encodes where the executor says."""
         if self._encoder is None:
-            self._encoder = Encoder(resolve_model(self.model), cache_dir(self.cache))
+            runner = self.executor.runner() if self.executor is not None else None
+            self._encoder = Encoder(resolve_model(self.model), cache_dir(self.cache), self.device, runner)
         return self._encoder
+
+    def attach(self, executor) -> None:
+        """Encode through this executor from now on (also when the encoder is already loaded)."""
+        self.executor = executor
+        if self._encoder is not None and executor is not None:
+            self._encoder.runner = executor.runner()
 
     @property
     def loaded(self) -> bool:

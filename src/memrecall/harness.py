@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded
 from memrecall.comparability import manifest
@@ -36,6 +37,8 @@ class HarnessOptions:
     show_progress: bool = False
     seed: int = 0
     resamples: int = 2000
+    device: str = "auto"
+    executor: Any = None
 
 
 @dataclass
@@ -74,14 +77,18 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
     task = loaded.task
     scoring = benchmark.scoring(options.ks, options.seed, options.resamples)
     stratum = benchmark.primary_stratum
-    encoder = SharedEncoder(options.model, options.cache)
+    encoder = SharedEncoder(options.model, options.cache, options.device, options.executor)
     context = SystemContext(encoder.get, options.dense_policy, options.show_progress)
     rankings: dict[str, dict[str, Ranking]] = {}
     modes: dict[str, dict] = {}
     durations: dict[str, float] = {}
     for mode in options.modes:
         run = rank_task(
-            adapt(build_builtin(mode, context), mode), task, benchmark.require_full_rankings, options.show_progress
+            adapt(build_builtin(mode, context), mode),
+            task,
+            benchmark.require_full_rankings,
+            options.show_progress,
+            options.executor,
         )
         rankings[mode] = run.rankings
         entry = {
@@ -115,7 +122,8 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
         content["model"] = encoder.get().describe()
     dense = options.dense_policy if any(m in ("dense", "hybrid") for m in options.modes) else None
     content["comparability"] = manifest(content, modes[options.modes[0]]["results"], dense)
-    return HarnessRun(rankings, make_report(content, environment(durations, **encoder.run_facts())))
+    where = options.executor.describe() if options.executor is not None else {"executor": "local"}
+    return HarnessRun(rankings, make_report(content, environment(durations, **encoder.run_facts(), **where)))
 
 
 def coverage_failures(report: dict, k: int, floor: float) -> list[str]:

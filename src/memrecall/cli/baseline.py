@@ -6,7 +6,15 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import all_per_query, bootstrap_options, card_file, finish_outputs, output_options
+from memrecall.cli.common import (
+    all_per_query,
+    bootstrap_options,
+    card_file,
+    executor_options,
+    finish_outputs,
+    make_executor_from,
+    output_options,
+)
 
 
 @click.command()
@@ -43,9 +51,24 @@ from memrecall.cli.common import all_per_query, bootstrap_options, card_file, fi
 )
 @bootstrap_options
 @output_options
+@executor_options
 @click.option("--quiet", is_flag=True, help="No progress bars and no table; print only where the report went.")
 def baseline(
-    data, strategies, output, export_rankings, model, cache_dir, seed, resamples, per_query, report_dir, quiet
+    data,
+    strategies,
+    output,
+    export_rankings,
+    model,
+    cache_dir,
+    seed,
+    resamples,
+    per_query,
+    report_dir,
+    executor,
+    ray_address,
+    workers,
+    device,
+    quiet,
 ) -> None:
     """Run reference retrievers on EpiRec; write a signed report."""
     from memrecall.baseline import BaselineOptions, run_baseline
@@ -72,6 +95,8 @@ def baseline(
         {"--export-rankings": export_rankings, "--report-dir": report_dir, "--cache-dir": cache_dir},
     )
     options = BaselineOptions(
+        executor=make_executor_from(executor, workers, ray_address),
+        device=device,
         data=data,
         strategies=names,
         model=model,

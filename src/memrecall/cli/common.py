@@ -10,6 +10,46 @@ import click
 from memrecall.model import Ranking, Task
 
 
+def executor_options(function: Callable) -> Callable:
+    """--executor, --ray-address, --workers and --device: where the work runs (never what it computes)."""
+    options = [
+        click.option(
+            "--executor",
+            type=click.Choice(["local", "ray"]),
+            default="local",
+            show_default=True,
+            help="local: this process; ray: a Ray actor pool encodes, Ray tasks rank (pip install 'memrecall[ray]').",
+        ),
+        click.option(
+            "--ray-address", default=None, help="A running Ray cluster (ray start --head); default: start one."
+        ),
+        click.option(
+            "--workers",
+            type=click.IntRange(min=1),
+            default=2,
+            show_default=True,
+            help="Ray encoders and ranking tasks.",
+        ),
+        click.option(
+            "--device",
+            type=click.Choice(["auto", "cpu", "cuda", "mps"]),
+            default="auto",
+            show_default=True,
+            help="Where the encoder runs; recorded in env, never in signed content.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def make_executor_from(executor: str, workers: int, ray_address: str | None):
+    """The executor the options ask for (Ray starts here, after every output location was checked)."""
+    from memrecall.executors import make_executor
+
+    return make_executor(executor, workers, ray_address)
+
+
 def card_file(report_dir: Path | None) -> Path | None:
     """The Markdown card a --report-dir receives (checked like any output file)."""
     return report_dir / "README.md" if report_dir is not None else None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import RESAMPLES_TYPE, SEED_TYPE
+from memrecall.cli.common import RESAMPLES_TYPE, SEED_TYPE, executor_options, make_executor_from
 
 
 def _int_list(text: str) -> list[int]:
@@ -123,7 +123,7 @@ def harness_options(function: Callable) -> Callable:
     ]
     for option in reversed(options):
         function = option(function)
-    return function
+    return executor_options(function)
 
 
 def run_and_print(benchmark, loaded, options, params: dict, title: str, default_output: Path, after_run=None) -> None:
@@ -137,6 +137,8 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, default_
     floor = _coverage_floor(params["min_coverage_at"])
     if floor and (options.coverage_depth or 0) < floor[0]:
         options.coverage_depth = max(floor[0], options.coverage_depth or 0)
+    options.device = params["device"]
+    options.executor = make_executor_from(params["executor"], params["workers"], params["ray_address"])
     run = run_harness(benchmark, loaded, options)
     output = params["output"] or default_output
     write_json(output, run.report)

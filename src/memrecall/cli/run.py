@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
+from memrecall.cli.common import (
+    bootstrap_options,
+    card_file,
+    executor_options,
+    finish_outputs,
+    make_executor_from,
+    output_options,
+)
 
 
 @click.command()
@@ -27,6 +34,7 @@ from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, o
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder.")
 @bootstrap_options
 @output_options
+@executor_options
 @click.option("--quiet", is_flag=True, help="No progress bar and no table.")
 def run(
     benchmark_name,
@@ -41,6 +49,10 @@ def run(
     resamples,
     per_query,
     report_dir,
+    executor,
+    ray_address,
+    workers,
+    device,
     quiet,
 ) -> None:
     """Run a system on a benchmark; its rankings are checked like a rankings file."""
@@ -55,7 +67,7 @@ def run(
 
     benchmark = get_benchmark(benchmark_name)
     path = benchmark.resolve_data(data)
-    encoder = SharedEncoder(model, cache_dir)
+    encoder = SharedEncoder(model, cache_dir, device)
     system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
     chosen = name or _own_name(system, default_name)
     output = output or Path("results") / f"{benchmark.name}_{chosen}.report.json"
@@ -72,6 +84,8 @@ def run(
     if not quiet:
         click.echo(f"loading {path}...", err=True)
     loaded = benchmark.load(path)
+    where = make_executor_from(executor, workers, ray_address)
+    encoder.attach(where)
     result = run_system(
         system,
         benchmark,
@@ -80,6 +94,7 @@ def run(
         resamples=resamples,
         show_progress=not quiet,
         loaded=loaded,
+        executor=where,
     )
     report = result.report
     write_json(output, report)

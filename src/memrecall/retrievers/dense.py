@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from memrecall.embeddings import Encoder, text_sha256
+from memrecall.errors import ConfigError
 from memrecall.model import Document, Query, Ranking, Task, rank_by_score
 from memrecall.progress import progress_bar
 from memrecall.retrievers.base import TaskAware
@@ -28,9 +29,17 @@ class DenseRetriever(TaskAware):
         self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
 
+    def __getstate__(self) -> dict:
+        """Picklable for parallel executors: the vectors travel, the encoder (model and cache) stays here."""
+        state = dict(self.__dict__)
+        state["encoder"] = None
+        state["_identity"] = self.encoder.describe() if self.encoder is not None else self.__dict__.get("_identity")
+        return state
+
     def config(self) -> dict:
         """Name and encoder identity."""
-        return {"name": self.name, "model": self.encoder.describe(), "similarity": "cosine"}
+        identity = self.encoder.describe() if self.encoder is not None else self.__dict__.get("_identity")
+        return {"name": self.name, "model": identity, "similarity": "cosine"}
 
     def prepare(self, task: Task) -> None:
         """Encode all distinct document and query texts of the task."""
@@ -42,6 +51,8 @@ class DenseRetriever(TaskAware):
         todo = list(dict.fromkeys(t for t in texts if text_sha256(t) not in self._vectors))
         if not todo:
             return
+        if self.encoder is None:
+            raise ConfigError(f"{self.name}: {len(todo)} text(s) were not encoded before ranking moved to a worker")
         with progress_bar(len(todo), f"{self.name}: encoding", self.show_progress, unit="text") as bar:
             vectors = self.encoder.encode(todo, progress=bar.update)
         self._vectors.update(zip((text_sha256(t) for t in todo), vectors, strict=True))

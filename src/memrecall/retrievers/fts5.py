@@ -33,6 +33,14 @@ class Fts5Retriever(TaskAware):
         self._connection = sqlite3.connect(":memory:")
         self._ids: list[str] = []
 
+    def __getstate__(self) -> dict:
+        """Picklable for parallel executors: the in-memory index is rebuilt by the next index()."""
+        return {key: value for key, value in self.__dict__.items() if key != "_connection"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._connection = sqlite3.connect(":memory:")
+
     def config(self) -> dict:
         """Name, tokenizer and query rule."""
         return {"name": self.name, "tokenizer": "unicode61", "query": "distinct tokens, quoted, OR", "rank": "bm25()"}

@@ -1,0 +1,135 @@
+"""Executors decide where work happens, never what it computes: Ray gives local's rankings and signatures."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, run
+
+from memrecall.embeddings import encoding_batches, select_device
+
+LME = FIXTURES / "lme_format_mini.json"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_device_selection_prefers_cuda_then_mps_then_cpu():
+    assert select_device("auto", cuda_available=False, mps_available=False) == "cpu"
+    assert select_device("auto", cuda_available=True, mps_available=True) == "cuda"
+    assert select_device("auto", cuda_available=False, mps_available=True) == "mps"
+    assert select_device("cpu", cuda_available=True, mps_available=False) == "cpu"
+    with pytest.raises(Exception, match="sees no CUDA device"):
+        select_device("cuda", cuda_available=False, mps_available=False)
+    with pytest.raises(Exception, match="unknown device"):
+        select_device("tpu", cuda_available=False, mps_available=False)
+
+
+def test_encoding_batches_follow_a_fixed_rule_whatever_the_input_order():
+    texts = {f"{i:064x}": "word " * (i % 7 + 1) for i in range(150)}
+    forward = encoding_batches(dict(texts.items()), size=64)
+    backward = encoding_batches(dict(reversed(list(texts.items()))), size=64)
+    assert forward == backward
+    assert [len(b) for b in forward] == [64, 64, 22]
+    lengths = [len(t) for batch in forward for _, t in batch]
+    assert lengths == sorted(lengths)
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+def _harness(tmp_path, name, data, modes, *extra):
+    result = run(
+        "longmemeval",
+        "--data",
+        data,
+        "--modes",
+        *modes,
+        "--quiet",
+        "--output",
+        tmp_path / f"{name}.json",
+        "--export-rankings",
+        tmp_path / f"{name}.jsonl",
+        "--cache-dir",
+        tmp_path / f"cache-{name}",
+        *extra,
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / f"{name}.json").read_text())
+    rankings = {p.name.split(".", 1)[1]: p.read_bytes() for p in tmp_path.glob(f"{name}.*.jsonl")}
+    return report, rankings
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ray_encodes_and_ranks_the_fixture_exactly_as_local(ray_cluster, tmp_path, workers):
+    local, local_rankings = _harness(tmp_path, "local", LME, ["fts5", "dense"])
+    ray_report, ray_rankings = _harness(
+        tmp_path, "ray", LME, ["fts5", "dense"], "--executor", "ray", "--workers", workers
+    )
+    assert ray_rankings == local_rankings and len(ray_rankings) == 2
+    assert ray_report["content"] == local["content"] and ray_report["signature"] == local["signature"]
+    assert ray_report["env"]["executor"] == "ray" and ray_report["env"]["workers"] == int(workers)
+    assert ray_report["env"]["texts_encoded"] == local["env"]["texts_encoded"] > 0
+
+
+def test_ray_ranks_a_generated_s_shaped_file_exactly_as_local(ray_cluster, tmp_path):
+    data = tmp_path / "lme_s50.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "generate_longmemeval.py"),
+            "--out",
+            str(data),
+            "--questions",
+            "50",
+            "--sessions",
+            "48",
+            "--turns",
+            "2",
+            "--assistant-words",
+            "40",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    local, local_rankings = _harness(tmp_path, "local", data, ["fts5", "dense", "bm25-official"])
+    for workers in ("1", "2"):
+        report, rankings = _harness(
+            tmp_path,
+            f"ray{workers}",
+            data,
+            ["fts5", "dense", "bm25-official"],
+            "--executor",
+            "ray",
+            "--workers",
+            workers,
+        )
+        assert rankings == local_rankings
+        assert report["signature"] == local["signature"]
+    assert local["content"]["task"]["queries"] == 50
+
+
+def test_a_plug_in_system_runs_on_ray_with_the_same_result(ray_cluster, tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    args = [
+        "run",
+        "locomo",
+        "--system",
+        "examples.tfidf_system:TfidfSystem",
+        "--data",
+        FIXTURES / "locomo_mini.json",
+        "--quiet",
+    ]
+    assert run(*args, "--output", tmp_path / "local.json").exit_code == 0
+    result = run(*args, "--output", tmp_path / "ray.json", "--executor", "ray", "--workers", "2")
+    assert result.exit_code == 0, result.output
+    assert (
+        json.loads((tmp_path / "ray.json").read_text())["signature"]
+        == json.loads((tmp_path / "local.json").read_text())["signature"]
+    )
