@@ -12,6 +12,14 @@ from memrecall.model import Document, Query
 FIXTURES = Path(__file__).parent / "fixtures"
 MINI_RELEASE = FIXTURES / "epirec_mini.json"
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+LOCOMO_MISSING = (
+    f"the real LoCoMo release is not here: put locomo10.json (github.com/snap-research/LoCoMo, data/locomo10.json, "
+    f"CC BY-NC 4.0) in {SHARED_DATA}/ to run this test"
+)
+LONGMEMEVAL_MISSING = (
+    f"the real LongMemEval sample is not here: put longmemeval_oracle_sample.json (two records of "
+    f"longmemeval_oracle.json from huggingface.co/datasets/xiaowu0162/longmemeval-cleaned) in {SHARED_DATA}/"
+)
 
 
 @pytest.fixture(scope="session")

@@ -127,12 +127,22 @@ def persona(number: int) -> dict:
     }
 
 
+RULES = {"releases": {"epirec_v1.json": "memrecall-epirec-v1", "epirec_v2.json": "memrecall-epirec-v2"}}
+
+
+def declare_rules(root: Path) -> None:
+    """Declare memrecall's rules for the checkout's releases (data/memrecall_rules.json)."""
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    (root / "data" / "memrecall_rules.json").write_text(json.dumps(RULES), encoding="utf-8")
+
+
 def write_checkout(root: Path, personas: list[dict]) -> Path:
-    """Write persona sources under root/data/personas and return root."""
+    """Write persona sources under root/data/personas, declaring memrecall's v1 rules, and return root."""
     folder = root / "data" / "personas"
     folder.mkdir(parents=True, exist_ok=True)
     for item in personas:
         (folder / f"{item['persona_id']}.json").write_text(json.dumps(item, indent=2), encoding="utf-8")
+    declare_rules(root)
     return root
 
 
@@ -194,4 +204,5 @@ def write_v2_checkout(root: Path, v1: list[dict], v2: list[dict]) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         for item in personas:
             (folder / f"{item['persona_id']}.json").write_text(json.dumps(item, indent=2), encoding="utf-8")
+    declare_rules(root)
     return root

@@ -2,7 +2,7 @@ import json
 from collections import Counter
 
 import pytest
-from conftest import FIXTURES, SHARED_DATA, run
+from conftest import FIXTURES, LOCOMO_MISSING, SHARED_DATA, run
 
 from memrecall.datasets.locomo import load_locomo, parse_locomo_date, resolve_evidence
 from memrecall.errors import DatasetError
@@ -94,7 +94,7 @@ def test_harness_on_fixture_counts_and_reports_issues(tmp_path, embedding_cache)
     assert report["content"]["dataset"]["evidence_issue_counts"]["split"] == 2
 
 
-@pytest.mark.skipif(not REAL.exists(), reason="../shared/data/locomo10.json is not present")
+@pytest.mark.skipif(not REAL.exists(), reason=LOCOMO_MISSING)
 def test_real_release_counts_are_pinned():
     session = load_locomo(REAL, "session")
     turn = load_locomo(REAL, "turn")

@@ -1,7 +1,7 @@
 import json
 
 import pytest
-from conftest import FIXTURES, SHARED_DATA, run
+from conftest import FIXTURES, LONGMEMEVAL_MISSING, SHARED_DATA, run
 
 from memrecall.datasets.longmemeval import load_longmemeval, parse_lme_date
 from memrecall.errors import DatasetError
@@ -71,7 +71,7 @@ def test_truncated_json_is_a_dataset_error(tmp_path):
         load_longmemeval(path)
 
 
-@pytest.mark.skipif(not SAMPLE.exists(), reason="../shared/data/longmemeval_oracle_sample.json is not present")
+@pytest.mark.skipif(not SAMPLE.exists(), reason=LONGMEMEVAL_MISSING)
 def test_reads_the_real_oracle_sample():
     task = load_longmemeval(SAMPLE)
     assert [q.id for q in task.queries] == ["6a1eabeb", "gpt4_70e84552_abs"]

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, SHARED_DATA, run
+from conftest import FIXTURES, LONGMEMEVAL_MISSING, SHARED_DATA, run
 
 from memrecall.datasets.longmemeval import load_longmemeval
 from memrecall.official_log import dcg, evaluate_retrieval, evaluate_turn2session
@@ -216,7 +216,7 @@ def test_turn_granularity_ids_gold_and_noans_renames():
     assert renamed and all(d.labels["session"] for s in task.stores.values() for d in s)
 
 
-@pytest.mark.skipif(not SAMPLE.exists(), reason=f"put longmemeval_oracle_sample.json in {SHARED_DATA} to run this")
+@pytest.mark.skipif(not SAMPLE.exists(), reason=LONGMEMEVAL_MISSING)
 def test_turn_granularity_and_the_oracle_warning_on_the_real_sample(tmp_path):
     task = load_longmemeval(SAMPLE, "official", granularity="turn")
     first = task.queries[0]

@@ -70,6 +70,8 @@ def validate(root: Path) -> None:
 
     result = validate_root(_layout(root))
     _print_counts(result.counts)
+    for note in result.not_checked:
+        click.echo(f"not checked: {note}")
     for violation in result.violations:
         click.echo(f"violation: {violation}")
     if not result.ok:
@@ -93,6 +95,9 @@ def build(root: Path, check: bool) -> None:
             click.echo(f"violation: {violation}", err=True)
         click.echo(f"refusing to build: {len(result.violations)} violation(s) in the sources", err=True)
         sys.exit(1)
+    if not result.sources:
+        _check_foreign_checkout(layout, check)
+        return
     files = generated_files(layout, result.sources)
     if check:
         stale = stale_files(files)
@@ -107,6 +112,23 @@ def build(root: Path, check: bool) -> None:
         click.echo(f"wrote {layout.display(path)}")
     if not written:
         click.echo("up to date: nothing written")
+
+
+def _check_foreign_checkout(layout, check: bool) -> None:
+    """A checkout that declares no memrecall rules: --check verifies its checksums and Croissant; build refuses."""
+    from memrecall.corpus.validate import validate_root
+
+    if not check:
+        click.echo("refusing to build: the checkout declares no memrecall rules (data/memrecall_rules.json)", err=True)
+        sys.exit(1)
+    result = validate_root(layout)
+    for note in result.not_checked:
+        click.echo(f"not checked: {note}")
+    for violation in result.violations:
+        click.echo(f"stale: {violation}", err=True)
+    if not result.ok:
+        sys.exit(1)
+    click.echo("current: the release agrees with data/SHA256SUMS and data/croissant.json")
 
 
 @click.command()

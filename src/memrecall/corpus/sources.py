@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -28,6 +28,7 @@ RELEASES = (
     ReleaseSpec("2.0", "epirec_v2.json", "data/personas", 2),
 )
 LEGACY_V1 = ReleaseSpec("1.0", "epirec_v1.json", "data/personas", 1)
+RULE_SETS = {"memrecall-epirec-v1": 1, "memrecall-epirec-v2": 2}
 
 
 @dataclass(frozen=True)
@@ -38,10 +39,29 @@ class Layout:
 
     @property
     def releases(self) -> tuple[ReleaseSpec, ...]:
-        """The releases whose source folder exists; a checkout without an archive is a v1-only checkout."""
-        if not (self.root / RELEASES[0].sources).is_dir():
-            return (LEGACY_V1,)
-        return tuple(r for r in RELEASES if (self.root / r.sources).is_dir())
+        """The releases of the checkout, each with the rule set it declares (0: the card's format only).
+
+        A checkout without data/archive/ is a v1-only checkout (sources in data/personas/, if any).
+        """
+        if (self.root / RELEASES[0].sources).is_dir():
+            found = [r for r in RELEASES if (self.root / r.sources).is_dir()]
+        else:
+            found = [LEGACY_V1]
+        declared = self.declared_rules()
+        return tuple(replace(r, rules=declared.get(r.file_name, 0)) for r in found)
+
+    @property
+    def rules_file(self) -> Path:
+        return self.root / "data" / "memrecall_rules.json"
+
+    def declared_rules(self) -> dict[str, int]:
+        """Release file name -> memrecall rule set, from data/memrecall_rules.json (none when it is absent)."""
+        try:
+            data = json.loads(self.rules_file.read_text(encoding="utf-8"))
+            releases = data["releases"]
+            return {name: RULE_SETS[value] for name, value in releases.items() if value in RULE_SETS}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return {}
 
     @property
     def current(self) -> ReleaseSpec:
@@ -130,18 +150,35 @@ def read_json_file(path: Path, where: str) -> tuple[Any, list[Violation]]:
 def load_personas(layout: Layout, release: ReleaseSpec | None = None) -> Loaded:
     """Every persona source of a release (default: the current one) in name order; invalid files are reported."""
     loaded = Loaded()
-    folder = layout.sources_dir(release or layout.current)
+    release = release or layout.current
+    folder = layout.sources_dir(release)
     if not folder.is_dir():
+        if not release.rules:
+            return _release_personas(layout, release, loaded)
         loaded.violations.append(Violation(layout.display(folder), "folder is missing"))
         return loaded
+    schema_name = "persona" if release.rules else "persona_format"
     for path in sorted(folder.glob("*.json")):
         where = layout.display(path)
         document, problems = read_json_file(path, where)
-        problems = problems or schema_violations(document, "persona", where)
+        problems = problems or schema_violations(document, schema_name, where)
         loaded.violations.extend(problems)
         if not problems:
             loaded.personas.append(document)
             loaded.files.append(path.stem)
     if not loaded.files and not loaded.violations:
         loaded.violations.append(Violation(layout.display(folder), "holds no persona files"))
+    return loaded
+
+
+def _release_personas(layout: Layout, release: ReleaseSpec, loaded: Loaded) -> Loaded:
+    """A checkout without persona sources: its personas are read from the release (the card's format)."""
+    path = layout.release_file(release)
+    where = layout.display(path)
+    document, problems = read_json_file(path, where)
+    problems = problems or schema_violations(document, "release_format", where)
+    loaded.violations.extend(problems)
+    if not problems:
+        loaded.personas = list(document["personas"])
+        loaded.files = [str(p["persona_id"]) for p in loaded.personas]
     return loaded

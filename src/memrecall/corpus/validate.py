@@ -20,6 +20,7 @@ class ValidationResult:
     counts: dict = field(default_factory=dict)
     violations: list[Violation] = field(default_factory=list)
     sources: dict[ReleaseSpec, list[dict]] = field(default_factory=dict)
+    not_checked: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -30,6 +31,14 @@ def _check_release_sources(layout: Layout, release: ReleaseSpec, result: Validat
     """Schema and the release's own spec rules over its persona sources; returns the valid personas."""
     loaded = load_personas(layout, release)
     result.violations.extend(loaded.violations)
+    if not release.rules:
+        result.not_checked.append(
+            f"{release.file_name}: the checkout's own spec rules (it declares no memrecall rules in "
+            "data/memrecall_rules.json); checked: the card's format, ids, checksums and Croissant"
+        )
+        result.violations.extend(_format_checks(loaded.personas, release.file_name))
+        result.counts[release.version] = release_stats(loaded.personas, rules.REFERENCE_NOW)
+        return loaded.personas
     reference = rules.parse_timestamp(rules.REFERENCE_NOW)
     check = check_persona_v2 if release.rules == 2 else check_persona
     folder = release.sources
@@ -50,7 +59,9 @@ def validate_sources(layout: Layout) -> ValidationResult:
     """Schema and spec rules over the persona sources of every release of the checkout."""
     result = ValidationResult()
     for release in layout.releases:
-        result.sources[release] = _check_release_sources(layout, release, result)
+        personas = _check_release_sources(layout, release, result)
+        if release.rules:
+            result.sources[release] = personas
     older = [p for r, personas in result.sources.items() if r.rules == 1 for p in personas]
     for release, personas in result.sources.items():
         if release.rules == 2 and older:
@@ -62,20 +73,24 @@ def validate_root(layout: Layout) -> ValidationResult:
     """Sources, then each release: equal to a fresh build, pinned by SHA256SUMS, described by Croissant."""
     result = validate_sources(layout)
     digests: dict[ReleaseSpec, str | None] = {}
-    expected = generated_files(layout, result.sources) if result.ok else {}
+    expected = generated_files(layout, result.sources) if result.ok and result.sources else {}
     for release in layout.releases:
         path = layout.release_file(release)
         where = layout.display(path)
         document, problems = read_json_file(path, where)
         result.violations.extend(problems)
         if document is not None:
-            result.violations.extend(schema_violations(document, "release", where))
-        if expected and document is not None and path.read_bytes() != expected[path].encode("utf-8"):
+            schema = "release" if release.rules else "release_format"
+            result.violations.extend(schema_violations(document, schema, where))
+        if not release.rules:
+            result.not_checked.append(f"{where}: equality with a fresh build (not a memrecall release)")
+        elif expected and document is not None and path.read_bytes() != expected[path].encode("utf-8"):
             result.violations.append(Violation(where, "differs from what `memrecall build` writes from the sources"))
         digests[release] = file_sha256(path) if path.is_file() else None
     result.violations.extend(_check_checksums(layout, digests))
     result.violations.extend(_check_croissant(layout, digests))
     result.violations.extend(_interrupted_build(layout, expected))
+    result.violations = list(dict.fromkeys(result.violations))  # a release read as sources is checked once
     return result
 
 
@@ -129,7 +144,7 @@ def _check_croissant(layout: Layout, digests: dict[ReleaseSpec, str | None]) -> 
     metadata, problems = read_json_file(layout.croissant, where)
     if problems:
         return problems
-    if not isinstance(metadata, dict) or metadata.get("conformsTo") != CROISSANT_SPEC:
+    if not isinstance(metadata, dict) or not declares_croissant(metadata):
         return [Violation(where, f"does not declare conformsTo {CROISSANT_SPEC}")]
     distribution = metadata.get("distribution", [])
     if not isinstance(distribution, list):
@@ -142,3 +157,29 @@ def _check_croissant(layout: Layout, digests: dict[ReleaseSpec, str | None]) -> 
         for release, actual in digests.items()
         if actual is not None and actual not in carried
     ]
+
+
+def declares_croissant(metadata: dict) -> bool:
+    """conformsTo or dct:conformsTo names Croissant 1.1, as a string or within a list (any equivalent form)."""
+    for key in ("conformsTo", "dct:conformsTo", "http://purl.org/dc/terms/conformsTo"):
+        value = metadata.get(key)
+        values = value if isinstance(value, list) else [value]
+        if any((v.get("@id") if isinstance(v, dict) else v) == CROISSANT_SPEC for v in values):
+            return True
+    return False
+
+
+def _format_checks(personas: list[dict], release: str) -> list[Violation]:
+    """What the card's format itself requires: unique persona, episode and probe ids."""
+    out = []
+    for label, values in (
+        ("persona_id", [p["persona_id"] for p in personas]),
+        ("episode id", [e["id"] for p in personas for e in p["episodes"]]),
+        ("probe id", [q["id"] for p in personas for e in p["episodes"] for q in e["probes"]]),
+    ):
+        seen: set = set()
+        for value in values:
+            if value in seen:
+                out.append(Violation(release, f"duplicate {label} {value!r}"))
+            seen.add(value)
+    return out
