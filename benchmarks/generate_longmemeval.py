@@ -24,14 +24,8 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
-TYPES = (
-    "single-session-user",
-    "single-session-assistant",
-    "single-session-preference",
-    "multi-session",
-    "knowledge-update",
-    "temporal-reasoning",
-)
+from memrecall.datasets.longmemeval import QUESTION_TYPES as TYPES  # noqa: E402
+
 TOPICS = {
     "cooking": ["recipe", "oven", "garlic", "simmer", "sauce", "dough", "spices", "skillet", "broth", "marinade"],
     "travel": ["itinerary", "hostel", "train", "passport", "luggage", "museum", "ferry", "visa", "map", "airport"],

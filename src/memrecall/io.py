@@ -61,35 +61,15 @@ def remove_stale_temps(path: Path) -> None:
             continue
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write bytes to a temp file beside `path`, then rename it into place (at the end of an output batch)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temps(path)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.chmod(temp, 0o666 & ~_umask())
-        staged = _staged.get()
-        if staged is None:
-            os.replace(temp, path)
-        else:
-            staged.append((temp, path))
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 @contextmanager
-def atomic_text_writer(path: str | Path) -> Iterator[Any]:
-    """A UTF-8 text handle on a temp file beside `path`, renamed into place (or staged) when it closes cleanly."""
+def _atomic_file(path: str | Path, mode: str, **options: Any) -> Iterator[Any]:
+    """A handle on a temp file beside `path`; on a clean close it is renamed into place (or staged in a batch)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temps(path)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+        with os.fdopen(handle, mode, **options) as out:
             yield out
         os.chmod(temp, 0o666 & ~_umask())
         staged = _staged.get()
@@ -100,6 +80,17 @@ def atomic_text_writer(path: str | Path) -> Iterator[Any]:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write bytes to a temp file beside `path`, then rename it into place (at the end of an output batch)."""
+    with _atomic_file(path, "wb") as out:
+        out.write(data)
+
+
+def atomic_text_writer(path: str | Path):
+    """A UTF-8 text handle (LF line ends) on a temp file beside `path`, renamed into place when it closes."""
+    return _atomic_file(path, "w", encoding="utf-8", newline="\n")
 
 
 def _umask() -> int:

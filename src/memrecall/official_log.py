@@ -95,6 +95,7 @@ def session_corpus_id(record: Mapping[str, Any], session_id: str, position: int)
 def export_official_log(data: Path, task: Task, rankings: Mapping[str, Ranking], out_handle, turn: bool) -> int:
     """Write one official log line per ranked question, streaming the dataset again for its instance fields."""
     written = 0
+    targets = {q.id: q.targets for q in task.queries}
     for record in iter_records(data):
         qid = record.get("question_id") if isinstance(record, dict) else None
         if qid not in rankings:
@@ -108,7 +109,8 @@ def export_official_log(data: Path, task: Task, rankings: Mapping[str, Ranking],
             ids_of = {sid: session_corpus_id(record, sid, positions[sid]) for sid in store}
         corpus = [ids_of[d] for d in store]
         ranked = [ids_of[d] for d in rankings[qid].doc_ids]
-        correct = {c for c in corpus if not c.startswith("noans") and _is_gold(c, record, turn, task, qid)}
+        gold = targets[qid] if turn else set(record.get("answer_session_ids", []))
+        correct = {c for c in corpus if not c.startswith("noans") and c in gold}
         items = [
             {"corpus_id": ids_of[d], "text": store[d].text, "timestamp": dates[store[d].labels.get("session", d)]}
             for d in rankings[qid].doc_ids
@@ -122,13 +124,6 @@ def export_official_log(data: Path, task: Task, rankings: Mapping[str, Ranking],
         out_handle.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
         written += 1
     return written
-
-
-def _is_gold(corpus_id: str, record: Mapping[str, Any], turn: bool, task: Task, qid: str) -> bool:
-    """Gold as the official corpus marks it: has_answer turns (turn logs) or answer sessions (session logs)."""
-    if turn:
-        return corpus_id in next(q for q in task.queries if q.id == qid).targets
-    return corpus_id in set(record.get("answer_session_ids", []))
 
 
 def is_official_log_line(obj: Any) -> bool:

@@ -83,7 +83,7 @@ def task_identity(task: Task) -> dict:
     }
 
 
-_LAYOUTS = (("strategy_order", "strategies"), ("mode_order", "modes"), ("system_order", "systems"))
+LAYOUTS = (("strategy_order", "strategies"), ("mode_order", "modes"), ("system_order", "systems"))
 
 
 def shape_problem(report: Any) -> str | None:
@@ -97,7 +97,7 @@ def shape_problem(report: Any) -> str | None:
     for key in ("primary_metric", "scoring"):
         if key not in content:
             return f"content.{key} is missing"
-    for order, items in _LAYOUTS:
+    for order, items in LAYOUTS:
         if order in content or items in content:
             names, entries = content.get(order), content.get(items)
             if not isinstance(names, list) or not isinstance(entries, dict) or any(n not in entries for n in names):

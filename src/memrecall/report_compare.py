@@ -8,9 +8,7 @@ from pathlib import Path
 from memrecall.comparability import mismatches
 from memrecall.datasets.jsonfile import read_json
 from memrecall.errors import ConfigError
-from memrecall.report import environment, make_report, shape_problem, verify
-
-_LAYOUTS = (("strategy_order", "strategies"), ("mode_order", "modes"), ("system_order", "systems"))
+from memrecall.report import LAYOUTS, environment, make_report, shape_problem, verify
 
 
 def is_report_file(path: Path) -> bool:
@@ -28,7 +26,7 @@ def is_report_file(path: Path) -> bool:
 def entries(report: dict) -> list[tuple[str, dict]]:
     """(name, results) of every strategy, mode or system in the report, in its order."""
     content = report["content"]
-    for order, items in _LAYOUTS:
+    for order, items in LAYOUTS:
         if order in content:
             return [(name, content[items][name]["results"]) for name in content[order]]
     return []
