@@ -269,3 +269,26 @@ def test_sufficiency_curves_by_question_type(tmp_path):
     assert set(update) >= {"any", "all", "latest", "worst_required_rank", "missing_evidence", "partial_evidence"}
     assert "latest" not in block["by_group"]["single-session-user"]
     assert sum(g["n"] for g in block["by_group"].values()) == 5
+
+
+def test_run_exports_the_official_log_too(tmp_path):
+    result = run(
+        "run",
+        "longmemeval-official",
+        "--system",
+        "fts5",
+        "--data",
+        MINI,
+        "--quiet",
+        "--output",
+        tmp_path / "r.json",
+        "--export-official-log",
+        tmp_path / "log.jsonl",
+    )
+    assert result.exit_code == 0, result.output
+    official, count = print_retrieval_metrics(tmp_path / "log.jsonl")
+    overall = json.loads((tmp_path / "r.json").read_text())["content"]["systems"]["fts5"]["results"]["overall"]
+    assert count == overall["n"]
+    assert official["recall_all@5"] == pytest.approx(overall["recall_all@5"]["value"], abs=1e-11)
+    refused = run("run", "epirec", "--system", "fts5", "--export-official-log", tmp_path / "x.jsonl")
+    assert refused.exit_code == 2 and "only for the longmemeval benchmarks" in refused.output

@@ -30,6 +30,12 @@ from memrecall.cli.common import (
 @click.option(
     "--export-rankings", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Rankings JSONL to write."
 )
+@click.option(
+    "--export-official-log",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="longmemeval benchmarks: LongMemEval's official retrieval log, for its QA stage.",
+)
 @click.option("--model", default=None, help="Encoder for built-in dense systems.")
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder.")
 @bootstrap_options
@@ -43,6 +49,7 @@ def run(
     name,
     output,
     export_rankings,
+    export_official_log,
     model,
     cache_dir,
     seed,
@@ -67,6 +74,8 @@ def run(
 
     benchmark = get_benchmark(benchmark_name)
     path = benchmark.resolve_data(data)
+    if export_official_log and not benchmark.name.startswith("longmemeval"):
+        raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
     encoder = SharedEncoder(model, cache_dir, device)
     system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
     chosen = name or _own_name(system, default_name)
@@ -75,6 +84,7 @@ def run(
         {
             "--output": output,
             "--export-rankings": export_rankings,
+            "--export-official-log": export_official_log,
             "--per-query": per_query,
             "--report-dir": card_file(report_dir),
         },
@@ -98,10 +108,17 @@ def run(
     )
     report = result.report
     write_json(output, report)
+    ((system_name, rankings),) = result.rankings.items()
     if export_rankings:
-        ((system_name, rankings),) = result.rankings.items()
         write_jsonl(export_rankings, rankings_rows(loaded.task, rankings, benchmark.row_keys))
         click.echo(f"rankings: {export_rankings}")
+    if export_official_log:
+        from memrecall.io import atomic_text_writer
+        from memrecall.official_log import export_official_log as export
+
+        with atomic_text_writer(export_official_log) as out:
+            count = export(path, loaded.task, rankings, out, turn=False)
+        click.echo(f"official retrieval log: {export_official_log} ({count} questions)")
     if not quiet:
         content = report["content"]
         metrics = table_metrics(content)
