@@ -38,14 +38,14 @@ def mutated_json(source: Path, target: Path, change) -> Path:
     return target
 
 
-def usage_error(result, expected: str) -> None:
+def assert_usage_error(result, expected: str) -> None:
     """A clean usage error from the option parser: exit 2, the expected text, no traceback."""
     assert result.exit_code == 2, result.output
     assert expected in result.output, result.output
     assert "Traceback" not in result.output
 
 
-def one_line_error(result, expected: str) -> None:
+def assert_one_line_error(result, expected: str) -> None:
     """A clean failure: exit 1, the expected text, no traceback."""
     assert result.exit_code == 1, result.output
     assert expected in result.output, result.output

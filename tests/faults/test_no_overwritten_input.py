@@ -2,14 +2,14 @@
 
 import pytest
 from conftest import MINI_RELEASE, run
-from helpers import LOCOMO, export_hashing, one_line_error
+from helpers import LOCOMO, assert_one_line_error, export_hashing
 
 
 def test_evaluate_refuses_to_write_its_report_over_the_rankings(tmp_path):
     rankings = export_hashing(tmp_path)
     before = rankings.read_bytes()
     result = run("evaluate", rankings, "--data", MINI_RELEASE, "--output", rankings)
-    one_line_error(result, "is one of this command's inputs; refusing to overwrite it")
+    assert_one_line_error(result, "is one of this command's inputs; refusing to overwrite it")
     assert rankings.read_bytes() == before
 
 
@@ -22,7 +22,7 @@ def test_evaluate_refuses_the_data_file_and_the_compare_file_as_output(tmp_path)
     for target in (data, other):
         before = target.read_bytes()
         result = run("evaluate", rankings, "--data", data, "--compare", other, "--output", target)
-        one_line_error(result, "is one of this command's inputs")
+        assert_one_line_error(result, "is one of this command's inputs")
         assert target.read_bytes() == before
 
 
@@ -39,7 +39,7 @@ def test_epirec_commands_refuse_their_data_file_as_any_output(tmp_path, command)
     data = tmp_path / "release.json"
     data.write_bytes(MINI_RELEASE.read_bytes())
     result = run(*[part.format(data=data) for part in command], "--quiet")
-    one_line_error(result, "is one of this command's inputs")
+    assert_one_line_error(result, "is one of this command's inputs")
     assert data.read_bytes() == MINI_RELEASE.read_bytes()
 
 
@@ -47,7 +47,7 @@ def test_locomo_refuses_its_data_file_as_output(tmp_path):
     data = tmp_path / "locomo.json"
     data.write_bytes(LOCOMO.read_bytes())
     result = run("locomo", "--data", data, "--modes", "fts5", "--quiet", "--output", data)
-    one_line_error(result, "is one of this command's inputs")
+    assert_one_line_error(result, "is one of this command's inputs")
     assert data.read_bytes() == LOCOMO.read_bytes()
 
 
@@ -58,7 +58,7 @@ def test_audit_refuses_to_write_over_a_persona_source(tmp_path):
     source = root / "data" / "personas" / "p01.json"
     before = source.read_bytes()
     result = run("audit", "--root", root, "--output", source)
-    one_line_error(result, "is one of this command's inputs")
+    assert_one_line_error(result, "is one of this command's inputs")
     assert source.read_bytes() == before
 
 
@@ -78,5 +78,5 @@ def test_report_refuses_an_out_folder_whose_card_is_an_input(tmp_path):
     card = tmp_path / "card" / "README.md"
     before = card.read_bytes()
     again = run("report", tmp_path / "r.json", "--out", tmp_path / "card", "--per-query", card)
-    one_line_error(again, "is one of this command's inputs")
+    assert_one_line_error(again, "is one of this command's inputs")
     assert card.read_bytes() == before

@@ -5,14 +5,14 @@ import sqlite3
 
 import pytest
 from conftest import MINI_RELEASE, run
-from helpers import LME, LOCOMO, export_hashing, mutated_json, one_line_error, usage_error
+from helpers import LME, LOCOMO, assert_one_line_error, assert_usage_error, export_hashing, mutated_json
 
 
 def test_output_naming_a_folder(tmp_path):
     rankings = export_hashing(tmp_path)
-    usage_error(run("evaluate", rankings, "--data", MINI_RELEASE, "--output", tmp_path), "is a directory")
+    assert_usage_error(run("evaluate", rankings, "--data", MINI_RELEASE, "--output", tmp_path), "is a directory")
     result = run("locomo", "--data", LOCOMO, "--modes", "fts5", "--quiet", "--output", tmp_path)
-    one_line_error(result, f"--output {tmp_path} is a folder; give a file path")
+    assert_one_line_error(result, f"--output {tmp_path} is a folder; give a file path")
 
 
 def test_cache_dir_naming_a_file(tmp_path):
@@ -30,7 +30,7 @@ def test_cache_dir_naming_a_file(tmp_path):
         "--cache-dir",
         blocker,
     )
-    one_line_error(result, f"--cache-dir {blocker} is a file; give a folder path")
+    assert_one_line_error(result, f"--cache-dir {blocker} is a file; give a folder path")
 
 
 def test_a_folder_that_cannot_be_written(tmp_path, monkeypatch):
@@ -42,7 +42,7 @@ def test_a_folder_that_cannot_be_written(tmp_path, monkeypatch):
     monkeypatch.setattr(outputs.os, "access", lambda p, mode: False if str(p) == str(locked) else real(p, mode))
     rankings = export_hashing(tmp_path)
     result = run("evaluate", rankings, "--data", MINI_RELEASE, "--output", locked / "r.json")
-    one_line_error(result, f"{locked} is not writable")
+    assert_one_line_error(result, f"{locked} is not writable")
 
 
 @pytest.mark.parametrize("content", [b"SQLite format 3\x00" + b"\x07" * 200, b"garbage, not a database at all"])
@@ -101,7 +101,7 @@ def test_a_cache_locked_too_long_is_one_error(tmp_path, monkeypatch):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    one_line_error(result, "is locked by another process")
+    assert_one_line_error(result, "is locked by another process")
 
 
 def test_a_read_only_cache_is_read_but_not_written(tmp_path):
@@ -160,7 +160,7 @@ def _first(data):
 def test_malformed_longmemeval(tmp_path, change, expected):
     bad = mutated_json(LME, tmp_path / "lme.json", change)
     result = run("longmemeval", "--data", bad, "--modes", "dense", "--quiet", "--output", tmp_path / "r.json")
-    one_line_error(result, expected)
+    assert_one_line_error(result, expected)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +177,7 @@ def test_malformed_longmemeval(tmp_path, change, expected):
 def test_malformed_locomo(tmp_path, change, expected):
     bad = mutated_json(LOCOMO, tmp_path / "locomo.json", change)
     result = run("locomo", "--data", bad, "--modes", "fts5", "--quiet", "--output", tmp_path / "r.json")
-    one_line_error(result, expected)
+    assert_one_line_error(result, expected)
 
 
 @pytest.fixture
@@ -192,7 +192,7 @@ def checkout(tmp_path):
 def test_validate_a_non_utf8_checksums_file(checkout):
     (checkout / "data" / "SHA256SUMS").write_bytes(b"\xff\xfe not utf-8")
     result = run("validate", "--root", checkout)
-    one_line_error(result, "data/SHA256SUMS: cannot read file: UnicodeDecodeError")
+    assert_one_line_error(result, "data/SHA256SUMS: cannot read file: UnicodeDecodeError")
 
 
 @pytest.mark.parametrize("name", ["epirec_v1.json", "SHA256SUMS"])
@@ -201,7 +201,7 @@ def test_validate_a_release_or_checksums_that_is_a_folder(checkout, name):
     path.unlink()
     path.mkdir()
     result = run("validate", "--root", checkout)
-    one_line_error(result, f"data/{name}")
+    assert_one_line_error(result, f"data/{name}")
 
 
 def test_validate_a_croissant_distribution_of_the_wrong_type(checkout):
@@ -210,7 +210,7 @@ def test_validate_a_croissant_distribution_of_the_wrong_type(checkout):
     metadata["distribution"] = 5
     path.write_text(json.dumps(metadata))
     result = run("validate", "--root", checkout)
-    one_line_error(result, "data/croissant.json: distribution: expected an array of FileObjects, got int")
+    assert_one_line_error(result, "data/croissant.json: distribution: expected an array of FileObjects, got int")
 
 
 @pytest.mark.parametrize(
@@ -224,7 +224,7 @@ def test_report_without_task_or_strategy_order(tmp_path, drop, expected):
     report = json.loads((tmp_path / "r.json").read_text())
     del report["content"][drop]
     (tmp_path / "r.json").write_text(json.dumps(report))
-    one_line_error(run("report", tmp_path / "r.json", "--allow-unsigned"), expected)
+    assert_one_line_error(run("report", tmp_path / "r.json", "--allow-unsigned"), expected)
 
 
 def test_labels_with_a_non_utf8_rating_file(checkout, tmp_path):
@@ -244,7 +244,7 @@ def test_labels_with_a_non_utf8_rating_file(checkout, tmp_path):
         "--out-dir",
         tmp_path / "out",
     )
-    one_line_error(result, "a.csv: not UTF-8 text")
+    assert_one_line_error(result, "a.csv: not UTF-8 text")
 
 
 def test_a_huge_unknown_id_is_echoed_cut_short(tmp_path):
@@ -255,5 +255,5 @@ def test_a_huge_unknown_id_is_echoed_cut_short(tmp_path):
     big = tmp_path / "big.jsonl"
     big.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run("evaluate", big, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
-    one_line_error(result, "(1000000 characters)")
+    assert_one_line_error(result, "(1000000 characters)")
     assert len(result.output) < 3000

@@ -5,7 +5,7 @@ import os
 import time
 
 from conftest import MINI_RELEASE, run
-from helpers import export_hashing, one_line_error, usage_error
+from helpers import assert_one_line_error, assert_usage_error, export_hashing
 
 
 def test_a_report_dir_that_is_a_file_is_found_before_any_work(tmp_path):
@@ -23,7 +23,7 @@ def test_a_report_dir_that_is_a_file_is_found_before_any_work(tmp_path):
         "--report-dir",
         blocker,
     )
-    usage_error(result, "is a file")
+    assert_usage_error(result, "is a file")
     assert not (tmp_path / "r.json").exists()
 
 
@@ -42,7 +42,7 @@ def test_an_export_folder_that_is_a_file_is_found_before_any_work(tmp_path):
         "--export-rankings",
         blocker,
     )
-    one_line_error(result, "--export-rankings")
+    assert_one_line_error(result, "--export-rankings")
     assert not (tmp_path / "r.json").exists()
 
 

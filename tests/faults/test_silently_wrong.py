@@ -5,7 +5,7 @@ import json
 import sqlite3
 
 from conftest import MINI_RELEASE, run
-from helpers import LOCOMO, export_hashing, mutated_json, one_line_error
+from helpers import LOCOMO, assert_one_line_error, export_hashing, mutated_json
 
 
 def test_locomo_with_a_duplicate_sample_id_is_refused(tmp_path):
@@ -13,7 +13,7 @@ def test_locomo_with_a_duplicate_sample_id_is_refused(tmp_path):
         LOCOMO, tmp_path / "dup.json", lambda d: d.__setitem__(1, {**d[1], "sample_id": d[0]["sample_id"]})
     )
     result = run("locomo", "--data", bad, "--modes", "fts5", "--quiet", "--output", tmp_path / "r.json")
-    one_line_error(result, "'conv-a' appears twice")
+    assert_one_line_error(result, "'conv-a' appears twice")
     assert not (tmp_path / "r.json").exists()
 
 
@@ -28,7 +28,7 @@ def test_trec_scores_that_are_not_finite_are_refused(tmp_path):
     trec = tmp_path / "run.trec"
     trec.write_text("\n".join(lines) + "\n")
     result = run("evaluate", trec, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
-    one_line_error(result, "line 1: score must be a finite number, got nan")
+    assert_one_line_error(result, "line 1: score must be a finite number, got nan")
     assert "line 6: score must be a finite number, got inf" in result.output
 
 
@@ -73,7 +73,7 @@ def test_a_hand_edited_report_is_refused_unless_allowed_and_then_marked_unverifi
     report["content"]["systems"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
     (tmp_path / "r.json").write_text(json.dumps(report))
     refused = run("report", tmp_path / "r.json", "--out", tmp_path / "card")
-    one_line_error(refused, "the signature does not match the content")
+    assert_one_line_error(refused, "the signature does not match the content")
     assert not (tmp_path / "card").exists()
     allowed = run("report", tmp_path / "r.json", "--out", tmp_path / "card", "--allow-unsigned")
     assert allowed.exit_code == 0, allowed.output

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from conftest import MINI_RELEASE, run
-from helpers import export_hashing, one_line_error
+from helpers import assert_one_line_error, export_hashing
 
 
 def test_more_than_20_problems_are_cut_with_counts_by_kind(tmp_path):
@@ -15,7 +15,7 @@ def test_more_than_20_problems_are_cut_with_counts_by_kind(tmp_path):
     bad = tmp_path / "partial.jsonl"
     bad.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run("evaluate", bad, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
-    one_line_error(result, "24 problem(s)")
+    assert_one_line_error(result, "24 problem(s)")
     assert result.output.count("leaves out 2 document(s)") == 20
     assert "... and 4 more; all 24 by kind: leaves out 24" in result.output
 
@@ -29,7 +29,9 @@ def test_generic_keys_in_an_epirec_file_get_a_hint(tmp_path):
     bad = tmp_path / "odd.jsonl"
     bad.write_text("".join(json.dumps(r) + "\n" for r in odd))
     result = run("evaluate", bad, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
-    one_line_error(result, "hint: every line lacks ranked_episode_ids; found ranked_ids: is this a LongMemEval/LoCoMo")
+    assert_one_line_error(
+        result, "hint: every line lacks ranked_episode_ids; found ranked_ids: is this a LongMemEval/LoCoMo"
+    )
 
 
 def test_rankings_for_another_benchmark_get_a_hint(tmp_path):
@@ -51,7 +53,7 @@ def test_rankings_for_another_benchmark_get_a_hint(tmp_path):
         == 0
     )
     result = run("evaluate", tmp_path / "l.jsonl", "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
-    one_line_error(result, "hint: no query id is one of epirec's: are these rankings for another benchmark?")
+    assert_one_line_error(result, "hint: no query id is one of epirec's: are these rankings for another benchmark?")
 
 
 @pytest.mark.parametrize(
@@ -67,5 +69,5 @@ def test_the_format_is_told_from_the_content(tmp_path, text, expected):
     path = tmp_path / "run.jsonl"
     path.write_text(text, encoding="utf-8")
     result = run("evaluate", path, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
-    one_line_error(result, expected)
+    assert_one_line_error(result, expected)
     assert "expected 6 fields" not in result.output and result.output.count("\n") < 5
