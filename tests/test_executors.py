@@ -118,3 +118,30 @@ def test_a_plug_in_system_runs_on_ray_with_the_same_result(ray_cluster, tmp_path
         json.loads((tmp_path / "ray.json").read_text())["signature"]
         == json.loads((tmp_path / "local.json").read_text())["signature"]
     )
+
+
+def test_a_crashing_plug_in_on_ray_gives_one_line_naming_the_store(ray_cluster, tmp_path, monkeypatch):
+    (tmp_path / "crashy.py").write_text(
+        "class Crashes:\n    name = 'crashes'\n    def index(self, documents):\n        pass\n"
+        "    def rank(self, query):\n        raise RuntimeError('model server is down')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = run(
+        "run",
+        "locomo",
+        "--system",
+        "crashy:Crashes",
+        "--data",
+        FIXTURES / "locomo_mini.json",
+        "--quiet",
+        "--output",
+        tmp_path / "r.json",
+        "--executor",
+        "ray",
+        "--workers",
+        "2",
+    )
+    assert result.exit_code == 1
+    assert "system crashes: store conv-" in result.output and "RuntimeError: model server is down" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "r.json").exists()

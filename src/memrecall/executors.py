@@ -112,6 +112,7 @@ class RayExecutor:
         import ray
 
         size = max(1, math.ceil(len(work) / (self.workers * CHUNKS_PER_WORKER)))
+        _ship_by_value(system)
         shared = ray.put(system)
         pending = {
             _rank_chunk.remote(shared, work[i : i + size]): len(work[i : i + size]) for i in range(0, len(work), size)
@@ -124,6 +125,7 @@ class RayExecutor:
             try:
                 chunk = ray.get(done[0])
             except ray.exceptions.RayTaskError as exc:
+                _drain(pending)
                 cause = exc.cause if isinstance(getattr(exc, "cause", None), MemrecallError) else None
                 raise cause or SystemFailure(f"a ranking task failed: {str(exc).splitlines()[-1][:200]}") from None
             out.update(chunk)
@@ -133,6 +135,32 @@ class RayExecutor:
     def describe(self) -> dict:
         """What goes in a report's env (never in signed content)."""
         return {"executor": "ray", "workers": self.workers, "ray_address": self.address or "local"}
+
+
+def _ship_by_value(system) -> None:
+    """A plug-in's own module (not installed, e.g. imported from the working directory) travels with it to
+    workers that cannot import it."""
+    import sys
+    import sysconfig
+
+    from ray import cloudpickle
+
+    module = sys.modules.get(type(getattr(system, "system", system)).__module__)
+    path = getattr(module, "__file__", None) or ""
+    installed = path.startswith(sysconfig.get_paths()["purelib"]) or path.startswith(sysconfig.get_paths()["platlib"])
+    if module is not None and path and not installed and not module.__name__.startswith("memrecall"):
+        cloudpickle.register_pickle_by_value(module)
+
+
+def _drain(pending) -> None:
+    """Collect the other tasks' results before raising, so Ray logs no unhandled errors for them."""
+    import ray
+
+    for ref in list(pending):
+        try:
+            ray.get(ref)
+        except Exception:  # noqa: BLE001 - the first failure is the one reported
+            pass
 
 
 class EncodeActor:
