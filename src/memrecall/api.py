@@ -9,6 +9,7 @@ from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.errors import RankingsError
+from memrecall.executors import executor_facts
 from memrecall.model import Ranking
 from memrecall.per_query import per_query_rows
 from memrecall.pipeline import rank_task
@@ -58,7 +59,7 @@ def run_system(
     adapter = adapt(system, name)
     run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor)
     env = {"system_configs": {adapter.name: run.config}, "durations_seconds": {adapter.name: round(run.seconds, 3)}}
-    env.update(executor.describe() if executor is not None else {"executor": "local"})
+    env.update(executor_facts(executor))
     report = systems_report(
         bench, loaded, [(adapter.name, run.rankings)], bench.scoring(seed=seed, resamples=resamples), env
     )

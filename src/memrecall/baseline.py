@@ -10,6 +10,7 @@ from typing import Any
 from memrecall.benchmarks import get_benchmark
 from memrecall.compare import compare_systems
 from memrecall.encoders import SharedEncoder
+from memrecall.executors import executor_facts
 from memrecall.model import Ranking, Task
 from memrecall.pipeline import rank_task
 from memrecall.report import environment, make_report, task_identity
@@ -77,13 +78,8 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
         content["ablations"] = ablations
     if any(n in NEEDS_ENCODER for n in options.strategies):
         content["model"] = encoder.get().describe()
-    env = environment(durations, **encoder.run_facts(), **_executor_facts(options.executor))
+    env = environment(durations, **encoder.run_facts(), **executor_facts(options.executor))
     return BaselineRun(task, rankings, make_report(content, env))
-
-
-def _executor_facts(executor) -> dict:
-    """Where the work ran, for env."""
-    return executor.describe() if executor is not None else {"executor": "local"}
 
 
 def ablation_comparisons(task: Task, rankings: dict[str, dict[str, Ranking]], scoring: ScoringConfig) -> list[dict]:

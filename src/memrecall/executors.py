@@ -218,6 +218,11 @@ def _remote(function):
 _rank_chunk = _remote(_rank_chunk_body)
 
 
+def executor_facts(executor) -> dict:
+    """Where a run's work happened, for a report's env (no executor given means local)."""
+    return executor.describe() if executor is not None else {"executor": "local"}
+
+
 def make_executor(name: str, workers: int | None = None, address: str | None = None):
     """`local` or `ray` (a local Ray of `workers` CPUs, or the cluster at `address`)."""
     if name == "local":

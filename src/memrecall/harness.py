@@ -13,6 +13,7 @@ from memrecall.diagnostics import coverage, recall_curve, token_efficiency
 from memrecall.embeddings import resolve_model
 from memrecall.encoders import SharedEncoder
 from memrecall.errors import ConfigError
+from memrecall.executors import executor_facts
 from memrecall.granularity import turns_to_sessions
 from memrecall.model import Ranking
 from memrecall.pipeline import rank_task
@@ -122,8 +123,8 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
         content["model"] = encoder.get().describe()
     dense = options.dense_policy if any(m in ("dense", "hybrid") for m in options.modes) else None
     content["comparability"] = manifest(content, modes[options.modes[0]]["results"], dense)
-    where = options.executor.describe() if options.executor is not None else {"executor": "local"}
-    return HarnessRun(rankings, make_report(content, environment(durations, **encoder.run_facts(), **where)))
+    env = environment(durations, **encoder.run_facts(), **executor_facts(options.executor))
+    return HarnessRun(rankings, make_report(content, env))
 
 
 def coverage_failures(report: dict, k: int, floor: float) -> list[str]:

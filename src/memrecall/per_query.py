@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from memrecall.metrics import parse_metric
 from memrecall.model import Ranking, Task
-from memrecall.scoring import HEADLINE_KEY
+from memrecall.scoring import strata_in_headline
 
 TOP = 5
 HARDEST_LIMIT = 20
@@ -50,7 +50,7 @@ def hardest_queries(rows: Sequence[dict], k: int) -> list[dict]:
     """
     best: dict[str, dict] = {}
     for row in rows:
-        if row["hit"] is None or row["strata"].get(HEADLINE_KEY, "yes") != "yes":
+        if row["hit"] is None or not strata_in_headline(row["strata"]):
             continue
         entry = best.setdefault(
             row["query_id"],

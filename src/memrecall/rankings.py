@@ -63,33 +63,38 @@ def parse_rankings_text(text: str, source: str = "rankings") -> tuple[list[Ranki
 
 def _read_jsonl(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
     """One JSON object per line with EpiRec or generic keys."""
-    rows, problems = [], []
+    parsed, problems = [], []
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            parsed.append((f"line {number}", json.loads(raw)))
         except json.JSONDecodeError as exc:
             problems.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
-            continue
-        row, problem = row_from_object(obj, f"line {number}")
-        if problem:
-            problems.append(problem)
-        else:
-            rows.append(row)
-    return rows, problems
+    rows, found = _rows_from(parsed)
+    return rows, sorted(problems + found, key=_line_number)
 
 
 def rows_from_dicts(objects: list[dict]) -> tuple[list[RankingRow], list[str]]:
     """Rows from in-memory row dicts (EpiRec or generic keys), each named by its position."""
+    return _rows_from([(f"row {index}", obj) for index, obj in enumerate(objects, start=1)])
+
+
+def _rows_from(objects: list[tuple[str, object]]) -> tuple[list[RankingRow], list[str]]:
+    """Rows from (where, object) pairs, and the problem with each object that is not a ranking row."""
     rows, problems = [], []
-    for index, obj in enumerate(objects, start=1):
-        row, problem = row_from_object(obj, f"row {index}")
+    for where, obj in objects:
+        row, problem = row_from_object(obj, where)
         if problem:
             problems.append(problem)
         else:
             rows.append(row)
     return rows, problems
+
+
+def _line_number(problem: str) -> int:
+    """The N of a `line N: ...` problem, to keep problems in file order."""
+    return int(problem.split(":", 1)[0].split()[1])
 
 
 def row_from_object(obj: object, where: str) -> tuple[RankingRow | None, str | None]:

@@ -86,7 +86,12 @@ HEADLINE_REASON_KEY = "left_out_because"
 
 def in_headline(query: Query) -> bool:
     """True unless the query's strata mark it in_headline = no."""
-    return query.strata.get(HEADLINE_KEY, "yes") == "yes"
+    return strata_in_headline(query.strata)
+
+
+def strata_in_headline(strata: Mapping[str, str]) -> bool:
+    """True unless these strata (of a query, or of a per-query row) mark it in_headline = no."""
+    return strata.get(HEADLINE_KEY, "yes") == "yes"
 
 
 def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfig = ScoringConfig()) -> dict:

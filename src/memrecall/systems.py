@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +144,6 @@ class SystemAdapter:
 
     system: Any
     name: str
-    extra_config: dict = field(default_factory=dict)
 
     def prepare(self, task: Task) -> None:
         """Call the system's prepare(task) when it has one."""

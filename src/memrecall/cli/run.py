@@ -69,7 +69,7 @@ def run(
     from memrecall.io import write_json, write_jsonl
     from memrecall.outputs import check_outputs
     from memrecall.rankings import rankings_rows
-    from memrecall.systems import SystemContext, load_system
+    from memrecall.systems import SystemContext, adapt, load_system
     from memrecall.table import print_table, results_table, systems_rows, table_metrics
 
     benchmark = get_benchmark(benchmark_name)
@@ -78,7 +78,7 @@ def run(
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
     encoder = SharedEncoder(model, cache_dir, device)
     system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
-    chosen = name or _own_name(system, default_name)
+    chosen = adapt(system, name, default_name).name
     output = output or Path("results") / f"{benchmark.name}_{chosen}.report.json"
     check_outputs(
         {
@@ -126,9 +126,3 @@ def run(
         print_table(results_table(title, systems_rows(report), metrics))
     click.echo(f"report: {output} (signature {report['signature'][:12]})")
     finish_outputs(report, result.per_query, per_query, report_dir)
-
-
-def _own_name(system, default_name: str) -> str:
-    """The system's own `name` attribute when it is a non-empty string, else the ATTR or registered name."""
-    own = getattr(system, "name", None)
-    return own if isinstance(own, str) and own else default_name

@@ -31,15 +31,15 @@ class DenseRetriever(TaskAware):
 
     def __getstate__(self) -> dict:
         """Picklable for parallel executors: the vectors travel, the encoder (model and cache) stays here."""
-        state = dict(self.__dict__)
-        state["encoder"] = None
-        state["_identity"] = self.encoder.describe() if self.encoder is not None else self.__dict__.get("_identity")
-        return state
+        return {**self.__dict__, "encoder": None, "_identity": self._model_identity()}
+
+    def _model_identity(self) -> dict | None:
+        """The encoder's id and weights sha256 (kept when the retriever travels without its encoder)."""
+        return self.encoder.describe() if self.encoder is not None else self.__dict__.get("_identity")
 
     def config(self) -> dict:
         """Name and encoder identity."""
-        identity = self.encoder.describe() if self.encoder is not None else self.__dict__.get("_identity")
-        return {"name": self.name, "model": identity, "similarity": "cosine"}
+        return {"name": self.name, "model": self._model_identity(), "similarity": "cosine"}
 
     def prepare(self, task: Task) -> None:
         """Encode all distinct document and query texts of the task."""
