@@ -24,8 +24,8 @@ def timed(command: list[str], env: dict) -> float:
 
 def encoder_throughput(data: Path) -> tuple[int, float]:
     """Sentences per second encoding every distinct episode and probe text once, cold."""
-    from memrecall.datasets.epirec import load_epirec
-    from memrecall.embeddings import Encoder, resolve_model
+    from memrecall.data.epirec import load_epirec
+    from memrecall.encoding.embeddings import Encoder, resolve_model
 
     task = load_epirec(data)
     texts = sorted({d.text for s in task.stores.values() for d in s} | {q.text for q in task.queries})

@@ -15,9 +15,9 @@ from pathlib import Path
 def main() -> None:
     from memrecall import evaluate_rankings, run_system
     from memrecall.benchmarks import get_benchmark
+    from memrecall.data.rankings import rankings_rows
     from memrecall.io import write_jsonl
-    from memrecall.rankings import rankings_rows
-    from memrecall.retrievers.hashing import HashingRetriever
+    from memrecall.systems.builtin.hashing import HashingRetriever
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data", type=Path, default=Path("data/epirec_v1.json"))

@@ -51,9 +51,9 @@ def run_cli(args: list[str], env: dict) -> tuple[float, int]:
 
 def prefill_random(task, cache: Path) -> int:
     """Seeded random unit vectors for every window and query, under the encoder's own cache keys."""
-    from memrecall.embeddings import Encoder, resolve_model, text_sha256
-    from memrecall.retrievers.windowed import split_windows
-    from memrecall.vector_cache import VectorCache
+    from memrecall.encoding.embeddings import Encoder, resolve_model, text_sha256
+    from memrecall.encoding.vector_cache import VectorCache
+    from memrecall.systems.builtin.windowed import split_windows
 
     key = Encoder(resolve_model(), cache).cache_key
     texts = {w for store in task.stores.values() for d in store for w in split_windows(d.text)}
@@ -93,8 +93,8 @@ def peak_flops() -> tuple[float, str]:
 
 def cold_throughput(task, questions: int) -> dict:
     """Encode the first questions' session windows with the real model in a fresh cache."""
-    from memrecall.embeddings import Encoder, resolve_model
-    from memrecall.retrievers.windowed import split_windows
+    from memrecall.encoding.embeddings import Encoder, resolve_model
+    from memrecall.systems.builtin.windowed import split_windows
 
     stores = list(task.stores.values())[:questions]
     windows = [w for store in stores for d in store for w in split_windows(d.text)]
@@ -119,7 +119,7 @@ def cold_throughput(task, questions: int) -> dict:
 def policy_comparison(data: Path, questions: int) -> dict:
     """Dense recall with windows vs truncation on the first questions, real encodings."""
     from memrecall.benchmarks import get_benchmark
-    from memrecall.harness import HarnessOptions, run_harness
+    from memrecall.running.harness import HarnessOptions, run_harness
 
     benchmark = get_benchmark("longmemeval")
     loaded = benchmark.load(data, max_instances=questions)
@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--cold-questions", type=int, default=4)
     parser.add_argument("--policy-questions", type=int, default=40)
     args = parser.parse_args()
-    from memrecall.datasets.longmemeval import load_longmemeval
+    from memrecall.data.longmemeval import load_longmemeval
 
     size = args.data.stat().st_size / 1e6
     digest = hashlib.sha256(args.data.read_bytes()).hexdigest()[:12]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memrecall.model import Document, Query
+from memrecall.data.model import Document, Query
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MINI_RELEASE = FIXTURES / "epirec_mini.json"

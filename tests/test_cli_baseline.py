@@ -5,7 +5,7 @@ from click.testing import CliRunner
 from conftest import MINI_RELEASE
 
 from memrecall.cli import main
-from memrecall.report import verify
+from memrecall.reports.content import verify
 
 
 @pytest.fixture(scope="module")

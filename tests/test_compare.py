@@ -5,7 +5,7 @@ import json
 import pytest
 from conftest import FIXTURES, MINI_RELEASE, run
 
-from memrecall.compare import format_p, holm_adjust
+from memrecall.scoring.paired import format_p, holm_adjust
 
 LOCOMO = FIXTURES / "locomo_mini.json"
 

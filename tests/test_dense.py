@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 from conftest import doc, query
 
-from memrecall.embeddings import HUB_MODEL, MODEL_ENV, Encoder, resolve_model, weights_sha256
-from memrecall.model import Task
-from memrecall.retrievers.dense import DenseRetriever
+from memrecall.data.model import Task
+from memrecall.encoding.embeddings import HUB_MODEL, MODEL_ENV, Encoder, resolve_model, weights_sha256
+from memrecall.systems.builtin.dense import DenseRetriever
 
 
 def test_model_resolution_order(monkeypatch, tmp_path):

@@ -4,7 +4,7 @@ import json
 import pytest
 from conftest import MINI_RELEASE
 
-from memrecall.datasets.epirec import epirec_task, load_epirec
+from memrecall.data.epirec import epirec_task, load_epirec
 from memrecall.errors import DatasetError
 
 
@@ -97,8 +97,8 @@ def test_missing_file_is_a_dataset_error(tmp_path):
 
 
 def test_label_disputed_episodes_leave_band_and_valence_groupings(release):
-    from memrecall.model import Ranking
-    from memrecall.scoring import score_task
+    from memrecall.data.model import Ranking
+    from memrecall.scoring.policy import score_task
 
     release["personas"][0]["episodes"][1]["label_disputed"] = True
     task = epirec_task(release, "x.json", "0" * 64)

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from conftest import MINI_RELEASE, run
 
-from memrecall.compare import randomisation_p
-from memrecall.metrics import group_rng
-from memrecall.report import verify
+from memrecall.reports.content import verify
+from memrecall.scoring.metrics import group_rng
+from memrecall.scoring.paired import randomisation_p
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, run
 
-from memrecall.embeddings import encoding_batches, select_device
+from memrecall.encoding.embeddings import encoding_batches, select_device
 
 LME = FIXTURES / "lme_format_mini.json"
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,7 @@
 import pytest
 
-from memrecall.model import Ranking
-from memrecall.retrievers.fusion import reciprocal_rank_fusion
+from memrecall.data.model import Ranking
+from memrecall.systems.builtin.fusion import reciprocal_rank_fusion
 
 
 def r(*ids):

@@ -4,9 +4,9 @@ from collections import Counter
 import pytest
 from conftest import FIXTURES, LOCOMO_MISSING, SHARED_DATA, run
 
-from memrecall.datasets.locomo import load_locomo, parse_locomo_date, resolve_evidence
+from memrecall.data.locomo import load_locomo, parse_locomo_date, resolve_evidence
 from memrecall.errors import DatasetError
-from memrecall.report import verify
+from memrecall.reports.content import verify
 
 MINI = FIXTURES / "locomo_mini.json"
 REAL = SHARED_DATA / "locomo10.json"

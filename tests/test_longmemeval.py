@@ -3,9 +3,9 @@ import json
 import pytest
 from conftest import FIXTURES, LONGMEMEVAL_MISSING, SHARED_DATA, run
 
-from memrecall.datasets.longmemeval import load_longmemeval, parse_lme_date
+from memrecall.data.longmemeval import load_longmemeval, parse_lme_date
 from memrecall.errors import DatasetError
-from memrecall.report import verify
+from memrecall.reports.content import verify
 
 MINI = FIXTURES / "lme_format_mini.json"
 SAMPLE = SHARED_DATA / "longmemeval_oracle_sample.json"

@@ -2,13 +2,13 @@ import numpy as np
 import pytest
 from conftest import MINI_RELEASE, doc, query
 
-from memrecall.affect import vader_intensity
-from memrecall.datasets.epirec import load_epirec
-from memrecall.embeddings import Encoder, resolve_model
-from memrecall.model import Document
-from memrecall.pipeline import rank_task
-from memrecall.retrievers.dense import DenseRetriever
-from memrecall.retrievers.memory_models import (
+from memrecall.data.epirec import load_epirec
+from memrecall.data.model import Document
+from memrecall.encoding.embeddings import Encoder, resolve_model
+from memrecall.running.pipeline import rank_task
+from memrecall.systems.builtin.affect import vader_intensity
+from memrecall.systems.builtin.dense import DenseRetriever
+from memrecall.systems.builtin.memory_models import (
     band_salience,
     build_memory_model,
     exponential_decay,
@@ -16,7 +16,7 @@ from memrecall.retrievers.memory_models import (
     gate_open,
     memory_model_config,
 )
-from memrecall.systems import adapt
+from memrecall.systems.contract import adapt
 
 
 def test_decay_is_one_at_age_zero_and_half_at_one_half_life():

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from memrecall.metrics import (
+from memrecall.scoring.metrics import (
     Metric,
     bootstrap_ci,
     group_rng,

@@ -1,6 +1,6 @@
 import pytest
 
-from memrecall.model import Ranking, rank_by_score
+from memrecall.data.model import Ranking, rank_by_score
 
 
 def test_rank_by_score_orders_by_score_then_store_position():

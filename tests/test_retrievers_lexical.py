@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 from conftest import doc, query
 
-from memrecall.retrievers.fts5 import Fts5Retriever, fts5_match_expression
-from memrecall.retrievers.hashing import HashingRetriever, hashed_vector
-from memrecall.retrievers.recency import RecencyRetriever
+from memrecall.systems.builtin.fts5 import Fts5Retriever, fts5_match_expression
+from memrecall.systems.builtin.hashing import HashingRetriever, hashed_vector
+from memrecall.systems.builtin.recency import RecencyRetriever
 
 
 def test_hashed_vector_of_one_token_is_a_signed_unit_at_its_md5_bucket():

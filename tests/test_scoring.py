@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 
-from memrecall.model import Document, Query, Ranking, Task
-from memrecall.scoring import ScoringConfig, score_task
+from memrecall.data.model import Document, Query, Ranking, Task
+from memrecall.scoring.policy import ScoringConfig, score_task
 
 WHEN = datetime(2025, 1, 1, tzinfo=UTC)
 

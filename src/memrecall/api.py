@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
+from memrecall.data.model import Ranking
+from memrecall.data.rankings import check_rows, rankings_hint, read_rankings_file, rows_from_dicts
 from memrecall.errors import RankingsError
-from memrecall.executors import executor_facts
-from memrecall.model import Ranking
-from memrecall.per_query import per_query_rows
-from memrecall.pipeline import rank_task
-from memrecall.rankings import check_rows, rankings_hint, read_rankings_file, rows_from_dicts
-from memrecall.system_report import systems_report
-from memrecall.systems import adapt
+from memrecall.reports.system_report import systems_report
+from memrecall.running.executors import executor_facts
+from memrecall.running.pipeline import rank_task
+from memrecall.scoring.per_query import per_query_rows
+from memrecall.systems.contract import adapt
 
 
 @dataclass
@@ -51,7 +51,7 @@ def run_system(
 ) -> Result:
     """Run any object with index(documents) and rank(query) on a benchmark; its rankings are checked strictly.
 
-    `executor` (memrecall.executors.make_executor("ray", workers)) decides where ranking runs; the
+    `executor` (memrecall.running.executors.make_executor("ray", workers)) decides where ranking runs; the
     results are the same.
     """
     bench = _benchmark(benchmark)
@@ -107,8 +107,8 @@ def _parse_file(text: str, source: str, bench: Benchmark, loaded: Loaded) -> tup
     """Rows of a rankings file, or of an official LongMemEval retrieval log (noted with its granularity)."""
     import json
 
-    from memrecall.official_log import is_official_log_line, read_official_log
-    from memrecall.rankings import parse_rankings_text
+    from memrecall.data.rankings import parse_rankings_text
+    from memrecall.reports.official_log import is_official_log_line, read_official_log
 
     first = next((line for line in text.splitlines() if line.strip()), "")
     if bench.name.startswith("longmemeval") and first.lstrip().startswith("{"):

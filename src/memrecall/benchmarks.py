@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memrecall.data.model import Task
+from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.errors import ConfigError, UsageError
-from memrecall.model import Task
-from memrecall.rankings import EPIREC_KEYS, GENERIC_KEYS
-from memrecall.scoring import EPIREC_GROUPINGS, ScoringConfig
+from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
 DEFAULT_KS = (1, 3, 5, 10)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +69,7 @@ class Benchmark:
 
 
 def _epirec_loader(path: Path, options: Mapping[str, Any]) -> Loaded:
-    from memrecall.datasets.epirec import load_epirec
+    from memrecall.data.epirec import load_epirec
 
     return Loaded(load_epirec(path))
 
@@ -80,7 +80,7 @@ def _epirec_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
 
 def _longmemeval_loader(protocol: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
     def load(path: Path, options: Mapping[str, Any]) -> Loaded:
-        from memrecall.datasets.longmemeval import load_longmemeval
+        from memrecall.data.longmemeval import load_longmemeval
 
         limit = options.get("max_instances")
         granularity = options.get("granularity", "session")
@@ -118,7 +118,7 @@ def _every_session_is_gold(task: Task) -> bool:
 
 def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
     def load(path: Path, options: Mapping[str, Any]) -> Loaded:
-        from memrecall.datasets.locomo import load_locomo
+        from memrecall.data.locomo import load_locomo
 
         loaded = load_locomo(path, granularity)
         dataset = {

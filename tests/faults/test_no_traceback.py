@@ -79,7 +79,7 @@ def test_a_cache_blob_of_the_wrong_length_is_encoded_again(tmp_path):
 
 
 def test_a_cache_locked_too_long_is_one_error(tmp_path, monkeypatch):
-    import memrecall.vector_cache as vector_cache
+    import memrecall.encoding.vector_cache as vector_cache
 
     monkeypatch.setattr(vector_cache, "LOCK_TIMEOUT_SECONDS", 0.2)
     (tmp_path / "c").mkdir()
@@ -107,7 +107,7 @@ def test_a_cache_locked_too_long_is_one_error(tmp_path, monkeypatch):
 def test_a_read_only_cache_is_read_but_not_written(tmp_path):
     import numpy as np
 
-    from memrecall.vector_cache import VectorCache
+    from memrecall.encoding.vector_cache import VectorCache
 
     cache = VectorCache(tmp_path)
     cache.put_many("m", {"k": np.ones(3, dtype=np.float32)})

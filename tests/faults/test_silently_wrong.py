@@ -52,7 +52,7 @@ def test_when_rank_and_score_disagree_the_score_decides_as_in_trec_eval(tmp_path
 
 
 def test_score_ties_in_a_trec_run_go_by_document_id_descending():
-    from memrecall.rankings import parse_rankings_text
+    from memrecall.data.rankings import parse_rankings_text
 
     rows, problems = parse_rankings_text("q1 Q0 a 1 5.0 r\nq1 Q0 c 2 5.0 r\nq1 Q0 b 3 7.0 r\n")
     assert problems == [] and rows[0].doc_ids == ("b", "c", "a")

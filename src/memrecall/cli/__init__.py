@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from memrecall import __version__
 from memrecall.errors import MemrecallError, UsageError
+from memrecall.reports.version import __version__
 
 
 class MemrecallGroup(click.Group):

@@ -71,14 +71,14 @@ def baseline(
     quiet,
 ) -> None:
     """Run reference retrievers on EpiRec; write a signed report."""
-    from memrecall.baseline import BaselineOptions, run_baseline
     from memrecall.benchmarks import get_benchmark
+    from memrecall.data.rankings import rankings_rows
     from memrecall.io import write_json, write_jsonl
     from memrecall.outputs import check_outputs
-    from memrecall.rankings import rankings_rows
-    from memrecall.scoring import ScoringConfig
-    from memrecall.systems import parse_system_names
-    from memrecall.table import baseline_rows, print_table, results_table
+    from memrecall.reports.tables import baseline_rows, print_table, results_table
+    from memrecall.running.baseline import BaselineOptions, run_baseline
+    from memrecall.scoring.policy import ScoringConfig
+    from memrecall.systems.registry import parse_system_names
 
     benchmark = get_benchmark("epirec")
     data = benchmark.resolve_data(data)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.model import Ranking, Task
+from memrecall.data.model import Ranking, Task
 
 
 def executor_options(function: Callable) -> Callable:
@@ -45,7 +45,7 @@ def executor_options(function: Callable) -> Callable:
 
 def make_executor_from(executor: str, workers: int, ray_address: str | None):
     """The executor the options ask for (Ray starts here, after every output location was checked)."""
-    from memrecall.executors import make_executor
+    from memrecall.running.executors import make_executor
 
     return make_executor(executor, workers, ray_address)
 
@@ -98,7 +98,7 @@ def render_card(report: dict, folder: Path | None, hardest: list[dict] | None = 
     """Write figures and the Markdown report card when a folder is given."""
     if folder is None:
         return
-    from memrecall.report_card import write_report_card
+    from memrecall.reports.card import write_report_card
 
     written = write_report_card(report, folder, hardest)
     click.echo(f"report card: {folder}/README.md ({len(written) - 1} figures)")
@@ -106,13 +106,13 @@ def render_card(report: dict, folder: Path | None, hardest: list[dict] | None = 
 
 def hardest_for(report: dict, rows: list[dict]) -> list[dict]:
     """The queries every system missed at the report's primary cut-off, from per-query rows."""
-    from memrecall.per_query import hardest_queries, primary_cutoff
+    from memrecall.scoring.per_query import hardest_queries, primary_cutoff
 
     return hardest_queries(rows, primary_cutoff(report["content"]["primary_metric"]))
 
 
 def all_per_query(task: Task, runs: Mapping[str, Mapping[str, Ranking]], ks) -> list[dict]:
     """Per-query rows of every system, system by system."""
-    from memrecall.per_query import per_query_rows
+    from memrecall.scoring.per_query import per_query_rows
 
     return [row for name, rankings in runs.items() for row in per_query_rows(task, rankings, name, ks)]

@@ -15,10 +15,10 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
     """Score one or more rankings files with the benchmark's policy; print results and paired differences."""
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
-    from memrecall.compare import comparison_rows
     from memrecall.io import write_json
     from memrecall.outputs import check_outputs
-    from memrecall.table import comparison_table, print_table, results_table, systems_rows, table_metrics
+    from memrecall.reports.tables import comparison_table, print_table, results_table, systems_rows, table_metrics
+    from memrecall.scoring.paired import comparison_rows
 
     benchmark = get_benchmark(benchmark_name)
     data = benchmark.resolve_data(data)
@@ -100,7 +100,7 @@ def compare(runs, names, benchmark_name, data, output, allow_mismatch, seed, res
     """Compare systems: rankings files (paired, Holm-adjusted) or signed reports (manifests checked)."""
     if len(runs) < 2:
         raise click.BadParameter("give at least two rankings files or reports", param_hint="RUNS")
-    from memrecall.report_compare import is_report_file
+    from memrecall.reports.compare_reports import is_report_file
 
     if all(is_report_file(path) for path in runs):
         _compare_reports(runs, output, allow_mismatch)
@@ -112,7 +112,7 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
     """Check the comparability manifests, print every mismatched field and each report's headline values."""
     from memrecall.io import write_json
     from memrecall.outputs import check_outputs
-    from memrecall.report_compare import compare_reports
+    from memrecall.reports.compare_reports import compare_reports
 
     check_outputs({"--output": output}, list(paths))
     from memrecall.errors import ConfigError, short
@@ -156,10 +156,10 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
 )
 def report_command(report_path: Path, out: Path | None, per_query: Path | None, allow_unsigned: bool) -> None:
     """Render a report into PNG figures and a Markdown card."""
-    from memrecall.datasets.jsonfile import read_json
+    from memrecall.data.jsonfile import read_json
     from memrecall.errors import ConfigError
-    from memrecall.report import shape_problem, verify
-    from memrecall.report_card import write_report_card
+    from memrecall.reports.card import write_report_card
+    from memrecall.reports.content import shape_problem, verify
 
     report = read_json(report_path)
     problem = shape_problem(report)
@@ -180,7 +180,7 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None, 
     hardest = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for
-        from memrecall.datasets.jsonfile import read_jsonl
+        from memrecall.data.jsonfile import read_jsonl
 
         hardest = hardest_for(report, read_jsonl(per_query))
     for path in write_report_card(report, out, hardest, unverified=unverified):

@@ -129,10 +129,10 @@ def harness_options(function: Callable) -> Callable:
 def run_and_print(benchmark, loaded, options, params: dict, title: str, default_output: Path, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
     from memrecall.cli.common import all_per_query, finish_outputs
-    from memrecall.harness import coverage_failures, run_harness
+    from memrecall.data.rankings import rankings_rows
     from memrecall.io import write_json, write_jsonl
-    from memrecall.rankings import rankings_rows
-    from memrecall.table import harness_rows, print_table, results_table
+    from memrecall.reports.tables import harness_rows, print_table, results_table
+    from memrecall.running.harness import coverage_failures, run_harness
 
     floor = _coverage_floor(params["min_coverage_at"])
     if floor and (options.coverage_depth or 0) < floor[0]:
@@ -193,7 +193,7 @@ def check_harness_outputs(params: dict, modes, default_output: Path, extra: list
 
 def options_from(params: dict, ks: list[int]):
     """HarnessOptions from the shared command-line parameters."""
-    from memrecall.harness import HarnessOptions, resolve_modes
+    from memrecall.running.harness import HarnessOptions, resolve_modes
 
     return HarnessOptions(
         modes=resolve_modes(split_modes(params["modes"]), params["model"]),

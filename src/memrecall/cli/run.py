@@ -65,12 +65,13 @@ def run(
     """Run a system on a benchmark; its rankings are checked like a rankings file."""
     from memrecall.api import run_system
     from memrecall.benchmarks import get_benchmark
-    from memrecall.encoders import SharedEncoder
+    from memrecall.data.rankings import rankings_rows
+    from memrecall.encoding.encoders import SharedEncoder
     from memrecall.io import write_json, write_jsonl
     from memrecall.outputs import check_outputs
-    from memrecall.rankings import rankings_rows
-    from memrecall.systems import SystemContext, adapt, load_system
-    from memrecall.table import print_table, results_table, systems_rows, table_metrics
+    from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
+    from memrecall.systems.contract import adapt
+    from memrecall.systems.registry import SystemContext, load_system
 
     benchmark = get_benchmark(benchmark_name)
     path = benchmark.resolve_data(data)
@@ -114,7 +115,7 @@ def run(
         click.echo(f"rankings: {export_rankings}")
     if export_official_log:
         from memrecall.io import atomic_text_writer
-        from memrecall.official_log import export_official_log as export
+        from memrecall.reports.official_log import export_official_log as export
 
         with atomic_text_writer(export_official_log) as out:
             count = export(path, loaded.task, rankings, out, turn=False)

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 
+from memrecall.data.epirec_fields import (  # noqa: F401 - the spec's vocabulary, defined where the loader reads it
+    INTENSITY_BANDS,
+    LONG_MIN_DAYS,
+    PROBE_TYPES,
+    SHORT_MAX_DAYS,
+    VALENCES,
+    age_bucket,
+    age_days,
+    parse_timestamp,
+)
+
 REFERENCE_NOW = "2025-06-30T12:00:00+00:00"
-PROBE_TYPES = ("factual", "reflective_explicit", "reflective_implicit")
 PROBE_SUFFIX = {"factual": "f", "reflective_explicit": "x", "reflective_implicit": "i"}
-INTENSITY_BANDS = ("high", "mild", "low")
-VALENCES = ("positive", "negative", "neutral")
 
 EPISODES_PER_PERSONA = (14, 18)
 SESSIONS_PER_PERSONA = (10, 14)
@@ -20,8 +27,6 @@ TEXT_WORDS = (15, 60)
 TEXT_SENTENCES = (1, 3)
 BAND_SHARE = {"low": (0.35, 0.55), "high": (0.30, 0.50), "mild": (0.05, 0.25)}
 HIGH_VALENCE_MAX_GAP = 0.10
-SHORT_MAX_DAYS = 6.0
-LONG_MIN_DAYS = 30.0
 
 _TOKEN = re.compile(r"[a-z0-9']+")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
@@ -113,29 +118,6 @@ def _adverb_base_stems(token: str) -> set[str]:
     elif token.endswith("ly"):
         out.add(stem(token[:-2]))
     return out
-
-
-def parse_timestamp(value: str) -> datetime | None:
-    """Parse an ISO-8601 timestamp that carries an explicit offset; None otherwise."""
-    try:
-        parsed = datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        return None
-    return parsed if parsed.tzinfo is not None else None
-
-
-def age_days(moment: datetime, reference: datetime) -> float:
-    """Days from `moment` to `reference`."""
-    return (reference - moment).total_seconds() / 86400.0
-
-
-def age_bucket(days: float) -> str:
-    """short (at most 6 days), long (over 30 days) or medium."""
-    if days <= SHORT_MAX_DAYS:
-        return "short"
-    if days > LONG_MIN_DAYS:
-        return "long"
-    return "medium"
 
 
 # ---- version 2 (GENERATION_SPEC.md sections 10-14) ----

@@ -10,7 +10,7 @@ from memrecall.corpus.checks import Violation, check_corpus, check_persona
 from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2, reused_texts
 from memrecall.corpus.croissant import CROISSANT_SPEC
 from memrecall.corpus.sources import Layout, ReleaseSpec, load_personas, read_json_file, schema_violations
-from memrecall.datasets.jsonfile import file_sha256
+from memrecall.data.jsonfile import file_sha256
 
 
 @dataclass

@@ -1,1 +1,0 @@
-"""Loaders: dataset files in, Tasks out, nothing else."""

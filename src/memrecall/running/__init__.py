@@ -1,0 +1,1 @@
+"""Running systems on tasks: the pipeline, executors, baseline and harness views; imports every lower layer."""

@@ -1,0 +1,76 @@
+"""The one run pipeline: any system on any benchmark's Task, its rankings strictly checked."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from memrecall.data.model import Query, Ranking, Task
+from memrecall.data.rankings import RankingRow, check_rows
+from memrecall.errors import RankingsError
+from memrecall.progress import progress_bar
+from memrecall.systems.contract import SystemAdapter, ranked_ids
+
+
+@dataclass
+class SystemRun:
+    """One system's checked rankings for every query of a task, its config and how long it took."""
+
+    name: str
+    config: dict
+    rankings: dict[str, Ranking]
+    seconds: float
+
+
+def rank_task(
+    system: SystemAdapter, task: Task, require_full: bool, show_progress: bool = False, executor=None
+) -> SystemRun:
+    """Prepare, then index each store and rank its queries (where the executor says); check every ranking."""
+    from memrecall.running.executors import LocalExecutor
+
+    executor = executor or LocalExecutor()
+    started = time.perf_counter()
+    system.prepare(task)
+    by_store: dict[str, list[Query]] = {}
+    for query in task.queries:
+        by_store.setdefault(query.store_id, []).append(query)
+    work = [(store_id, task.stores[store_id], queries) for store_id, queries in by_store.items()]
+    with progress_bar(len(task.queries), f"{system.name}: ranking", show_progress, unit="query") as bar:
+        outputs = executor.rank_stores(system, work, bar.update)
+    rows: list[RankingRow] = []
+    given: dict[str, Ranking] = {}
+    problems: list[str] = []
+    for store_id, queries in by_store.items():
+        answers = outputs[store_id]
+        if len(answers) != len(queries):
+            problems.append(f"store {store_id}: rank_many returned {len(answers)} rankings for {len(queries)} queries")
+            continue
+        for query, output in zip(queries, answers, strict=True):
+            row, problem = _row(query, output)
+            if problem:
+                problems.append(problem)
+            else:
+                rows.append(row)
+                if isinstance(output, Ranking):
+                    given[query.id] = output
+    rankings, mismatches = check_rows(rows, task, require_full)
+    problems += [p for p in mismatches if not p.startswith("missing query") or not problems]
+    if problems:
+        raise RankingsError(f"system {system.name}", problems)
+    checked = {q.id: given.get(q.id, rankings[q.id]) for q in task.queries}
+    return SystemRun(system.name, system.config(), checked, time.perf_counter() - started)
+
+
+def _row(query: Query, output: Any) -> tuple[RankingRow | None, str | None]:
+    """A RankingRow for one system answer, or the problem with it, naming the query."""
+    where = f"query {query.id}"
+    ids = ranked_ids(output)
+    if ids is None:
+        return None, f"{where}: rank() returned {type(output).__name__}, expected a sequence of ids or a Ranking"
+    if isinstance(output, Ranking) and output.query_id != query.id:
+        return None, f"{where}: rank() returned the ranking of {output.query_id!r}"
+    bad = [d for d in ids if not isinstance(d, str)]
+    if bad:
+        return None, f"{where}: ranked ids must be strings, got {type(bad[0]).__name__} {str(bad[0])[:40]!r}"
+    return RankingRow(where, None, query.id, ids), None

@@ -1,0 +1,142 @@
+"""Score a Task's rankings: metric values per query, grouped by strata, with bootstrap CIs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memrecall.data.model import Query, Ranking, Task
+from memrecall.scoring.metrics import (
+    Metric,
+    bootstrap_ci,
+    exact_mean,
+    group_rng,
+    metric_values,
+    parse_metric,
+    rank_matrix,
+    target_ranks,
+)
+
+EPIREC_METRICS = ("recall@3", "recall@1", "mrr")
+EPIREC_GROUPINGS = ((), ("probe_type",), ("probe_type", "intensity_band"), ("probe_type", "age_bucket"))
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    """Which metrics, which strata groupings, and how the bootstrap is drawn."""
+
+    metrics: tuple[str, ...] = EPIREC_METRICS
+    groupings: tuple[tuple[str, ...], ...] = EPIREC_GROUPINGS
+    apart_groupings: tuple[tuple[str, ...], ...] = ()
+    seed: int = 0
+    resamples: int = 2000
+    confidence: float = 0.95
+
+    def describe(self) -> dict:
+        """The config as it is recorded in reports."""
+        described = {
+            "metrics": list(self.metrics),
+            "groupings": [grouping_name(g) for g in self.groupings],
+            "bootstrap": {
+                "method": "percentile",
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "confidence": self.confidence,
+                "unit": "query",
+            },
+        }
+        if self.apart_groupings:
+            described["apart_groupings"] = ["apart_" + grouping_name(g) for g in self.apart_groupings]
+        return described
+
+
+def grouping_name(keys: Sequence[str]) -> str:
+    """`overall` for no keys, else `by_` + keys joined by `_x_`."""
+    return "overall" if not keys else "by_" + "_x_".join(keys)
+
+
+def per_query_values(task: Task, rankings: Mapping[str, Ranking], metrics: Sequence[Metric]) -> np.ndarray:
+    """A (metrics x scored queries) array over the task's queries that have targets, in task order."""
+    scored = [q for q in task.queries if q.targets]
+    missing = [q.id for q in scored if q.id not in rankings]
+    if missing:
+        raise KeyError(f"no ranking for {len(missing)} quer{'y' if len(missing) == 1 else 'ies'}, e.g. {missing[0]}")
+    ranks = rank_matrix([target_ranks(rankings[q.id].doc_ids, q.targets) for q in scored])
+    if not scored:
+        return np.zeros((len(metrics), 0))
+    return np.stack([metric_values(m, ranks) for m in metrics])
+
+
+def summarize(values: np.ndarray, names: Sequence[str], group: str, config: ScoringConfig) -> dict:
+    """Mean and bootstrap CI of each metric over the queries in `values`, with n."""
+    n = values.shape[1]
+    means = exact_mean(values)
+    low, high = bootstrap_ci(values, group_rng(config.seed, group), config.resamples, config.confidence)
+    row: dict = {"n": int(n)}
+    for i, name in enumerate(names):
+        row[name] = {"value": float(means[i]), "ci_low": float(low[i]), "ci_high": float(high[i])}
+    return row
+
+
+HEADLINE_KEY = "in_headline"
+HEADLINE_REASON_KEY = "left_out_because"
+
+
+def in_headline(query: Query) -> bool:
+    """True unless the query's strata mark it in_headline = no."""
+    return strata_in_headline(query.strata)
+
+
+def strata_in_headline(strata: Mapping[str, str]) -> bool:
+    """True unless these strata (of a query, or of a per-query row) mark it in_headline = no."""
+    return strata.get(HEADLINE_KEY, "yes") == "yes"
+
+
+def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfig = ScoringConfig()) -> dict:
+    """Results overall and per stratum group; queries without targets are counted, not scored.
+
+    Queries whose strata say in_headline = no (abstention or adversarial questions, for example)
+    stay out of `overall` and the groupings, are counted by reason under left_out_of_headline,
+    and appear in the `apart_*` groupings, which cover every scored query.
+    A query lacking a stratum key (e.g. an EpiRec episode marked label_disputed has no band or
+    valence) is left out of the groupings using that key, and counted under left_out_of_grouping.
+    """
+    metrics = [parse_metric(m) for m in config.metrics]
+    names = [m.name for m in metrics]
+    scored = [q for q in task.queries if q.targets]
+    values = per_query_values(task, rankings, metrics)
+    results: dict = {"n_queries": len(task.queries), "n_without_targets": len(task.queries) - len(scored)}
+    headline = [i for i, q in enumerate(scored) if in_headline(q)]
+    if len(headline) < len(scored):
+        reasons: dict[str, int] = {}
+        for query in scored:
+            if not in_headline(query):
+                reason = query.strata.get(HEADLINE_REASON_KEY, "unspecified")
+                reasons[reason] = reasons.get(reason, 0) + 1
+        results["left_out_of_headline"] = dict(sorted(reasons.items()))
+    headline_values = values if len(headline) == len(scored) else values[:, headline]
+    for keys in config.groupings:
+        _group(results, grouping_name(keys), keys, [scored[i] for i in headline], headline_values, names, config)
+    for keys in config.apart_groupings:
+        _group(results, "apart_" + grouping_name(keys), keys, scored, values, names, config)
+    return results
+
+
+def _group(results: dict, label: str, keys: Sequence[str], queries: list, values, names, config: ScoringConfig) -> None:
+    """Summarise `values` (metrics x queries) overall (no keys) or per combination of stratum values."""
+    if not keys:
+        if queries:
+            results[label] = summarize(values, names, label, config)
+        return
+    members: dict[str, list[int]] = {}
+    for index, query in enumerate(queries):
+        if all(k in query.strata for k in keys):
+            members.setdefault("/".join(query.strata[k] for k in keys), []).append(index)
+    left_out = len(queries) - sum(len(m) for m in members.values())
+    if left_out:
+        results.setdefault("left_out_of_grouping", {})[label] = left_out
+    results[label] = {
+        group: summarize(values[:, idx], names, f"{label}:{group}", config) for group, idx in sorted(members.items())
+    }

@@ -1,0 +1,133 @@
+"""The system registry: built-in systems by name, entry points, and MODULE:ATTR loading."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memrecall.encoding.embeddings import Encoder
+from memrecall.errors import ConfigError
+from memrecall.systems.contract import is_system
+
+ENTRY_POINT_GROUP = "memrecall.systems"
+BASELINE_SYSTEMS = ("recency", "hashing", "dense", "fts5", "hybrid")
+REFERENCE_SYSTEMS = ("bm25-official",)
+MEMORY_MODEL_SYSTEMS = ("time-decay", "salience-oracle", "salience-vader", "gated")
+BUILTIN_SYSTEMS = BASELINE_SYSTEMS + MEMORY_MODEL_SYSTEMS + REFERENCE_SYSTEMS
+NEEDS_ENCODER = frozenset({"dense", "hybrid", *MEMORY_MODEL_SYSTEMS})
+DENSE_POLICIES = ("windows", "truncate")
+
+
+@dataclass
+class SystemContext:
+    """What built-in systems are made from: a lazily loaded shared encoder and the dense policy."""
+
+    encoder: Callable[[], Encoder]
+    dense_policy: str = "truncate"
+    show_progress: bool = False
+
+
+def _dense(context: SystemContext):
+    """Plain dense (encoder truncation) or the best <= 160-word window per document."""
+    if context.dense_policy not in DENSE_POLICIES:
+        raise ConfigError(f"unknown dense policy {context.dense_policy!r}; choose {' or '.join(DENSE_POLICIES)}")
+    if context.dense_policy == "windows":
+        from memrecall.systems.builtin.windowed import WindowedDenseRetriever
+
+        return WindowedDenseRetriever(context.encoder(), context.show_progress)
+    from memrecall.systems.builtin.dense import DenseRetriever
+
+    return DenseRetriever(context.encoder(), context.show_progress)
+
+
+def build_builtin(name: str, context: SystemContext) -> Any:
+    """A fresh built-in system by name."""
+    from memrecall.systems.builtin.fts5 import Fts5Retriever
+    from memrecall.systems.builtin.fusion import HybridRetriever
+
+    if name == "recency":
+        from memrecall.systems.builtin.recency import RecencyRetriever
+
+        return RecencyRetriever()
+    if name == "hashing":
+        from memrecall.systems.builtin.hashing import HashingRetriever
+
+        return HashingRetriever()
+    if name == "fts5":
+        return Fts5Retriever()
+    if name == "bm25-official":
+        from memrecall.systems.builtin.bm25_official import OfficialBM25
+
+        return OfficialBM25()
+    if name == "dense":
+        return _dense(context)
+    if name == "hybrid":
+        return HybridRetriever([Fts5Retriever(), _dense(context)])
+    if name in MEMORY_MODEL_SYSTEMS:
+        from memrecall.systems.builtin.dense import DenseRetriever
+        from memrecall.systems.builtin.memory_models import build_memory_model
+
+        return build_memory_model(name, DenseRetriever(context.encoder(), context.show_progress))
+    raise ConfigError(f"unknown system {name!r}")
+
+
+def registered_names() -> list[str]:
+    """Built-in system names, then names installed packages register under `memrecall.systems.registry`."""
+    from importlib.metadata import entry_points
+
+    return [*BUILTIN_SYSTEMS, *sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))]
+
+
+def parse_system_names(text: str, known: Sequence[str] = BUILTIN_SYSTEMS) -> list[str]:
+    """Split a comma list of built-in names, rejecting unknown or repeated ones."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise ConfigError("no strategy given")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ConfigError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise ConfigError("a strategy is listed twice")
+    return names
+
+
+def load_system(spec: str, context: SystemContext) -> tuple[Any, str]:
+    """A system and its default name from a built-in name, an entry-point name, or MODULE:ATTR."""
+    if spec in BUILTIN_SYSTEMS:
+        return build_builtin(spec, context), spec
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name == spec:
+            return _instantiate(entry.load(), spec), spec
+    if ":" not in spec:
+        raise ConfigError(f"unknown system {spec!r}: give MODULE:ATTR or one of {', '.join(registered_names())}")
+    module_name, _, attr = spec.partition(":")
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - any import failure of user code becomes one line
+        raise ConfigError(f"--system {spec}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+    target = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise ConfigError(f"--system {spec}: {module_name} has no attribute {attr}")
+        target = getattr(target, part)
+    return _instantiate(target, spec), attr
+
+
+def _instantiate(target: Any, spec: str) -> Any:
+    """A class is called with no arguments, a system object is used as is, another callable is called."""
+    try:
+        if isinstance(target, type) or not is_system(target) and callable(target):
+            target = target()
+    except Exception as exc:  # noqa: BLE001 - user code
+        raise ConfigError(f"--system {spec}: constructing it failed: {type(exc).__name__}: {exc}") from None
+    if not is_system(target):
+        raise ConfigError(f"--system {spec}: the object has no index(documents) and rank(query) methods")
+    return target

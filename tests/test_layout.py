@@ -1,0 +1,192 @@
+"""The package layout stays true: imports run one way, no cycles, a small top level, small modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "src" / "memrecall"
+
+# Highest first, as README's "Layout" section states it; one tuple per layer, same-layer packages side by side.
+LAYERS = (
+    ("memrecall", "memrecall.__main__"),
+    ("memrecall.cli",),
+    ("memrecall.api",),
+    ("memrecall.running",),
+    ("memrecall.reports",),
+    ("memrecall.benchmarks",),
+    ("memrecall.scoring", "memrecall.systems"),
+    ("memrecall.corpus",),
+    ("memrecall.data", "memrecall.encoding", "memrecall.outputs"),
+    ("memrecall.io", "memrecall.errors", "memrecall.progress"),
+)
+
+
+def module_name(path: Path, root: Path) -> str:
+    """The dotted module name of a file under the package root."""
+    parts = ["memrecall", *path.relative_to(root).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_sources(root: Path = PACKAGE_ROOT) -> dict[str, str]:
+    """Every module of the package by dotted name, with its source text."""
+    return {module_name(p, root): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+
+
+def imported_modules(source: str, known: set[str]) -> set[str]:
+    """The memrecall modules a source imports anywhere (module level or inside functions)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("memrecall"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("memrecall"):
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                found.add(child if child in known else node.module)
+    return found
+
+
+def unit_of(module: str) -> tuple[int, str]:
+    """The layer index (0 is the top) and the unit (package or top-level module) a module belongs to."""
+    best: tuple[int, str] | None = None
+    for index, units in enumerate(LAYERS):
+        for unit in units:
+            if (module == unit or module.startswith(unit + ".")) and (best is None or len(unit) > len(best[1])):
+                best = (index, unit)
+    if best is None:
+        raise AssertionError(f"{module} belongs to no layer; add it to LAYERS and README's Layout")
+    return best
+
+
+def layer_violations(sources: dict[str, str]) -> list[str]:
+    """Each import that points up the layers or sideways into a sibling package, and data -> corpus."""
+    known = set(sources)
+    problems = []
+    for module, source in sorted(sources.items()):
+        layer, unit = unit_of(module)
+        for target in sorted(imported_modules(source, known)):
+            target_layer, target_unit = unit_of(target)
+            if target_unit == unit:
+                continue
+            if target_layer < layer:
+                problems.append(f"{module} imports {target}, a higher layer")
+            elif target_layer == layer:
+                problems.append(f"{module} imports {target}, a sibling on the same layer")
+    return problems
+
+
+def import_cycles(sources: dict[str, str]) -> list[list[str]]:
+    """Cycles in the graph of memrecall imports between modules (function-level imports included)."""
+    known = set(sources)
+    graph = {m: sorted(t for t in imported_modules(s, known) if t in known and t != m) for m, s in sources.items()}
+    cycles, state = [], dict.fromkeys(graph, 0)
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in graph[node]:
+            if state[nxt] == 1:
+                cycles.append([*path[path.index(nxt) :], nxt])
+            elif state[nxt] == 0:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if state[start] == 0:
+            visit(start, [start])
+    return cycles
+
+
+def test_imports_run_one_way_down_the_layers():
+    assert layer_violations(package_sources()) == []
+
+
+def test_the_package_has_no_import_cycle():
+    assert import_cycles(package_sources()) == []
+
+
+def test_a_planted_back_import_is_caught():
+    sources = package_sources()
+    sources["memrecall.data.model"] += "\nfrom memrecall.reports.content import make_report\n"
+    assert layer_violations(sources) == ["memrecall.data.model imports memrecall.reports.content, a higher layer"]
+
+
+def test_a_planted_sideways_import_and_a_cycle_are_caught():
+    sources = package_sources()
+    sources["memrecall.systems.contract"] += "\nfrom memrecall.scoring.metrics import parse_metric\n"
+    sources["memrecall.scoring.metrics"] += "\nimport memrecall.scoring.policy\n"
+    assert layer_violations(sources) == [
+        "memrecall.systems.contract imports memrecall.scoring.metrics, a sibling on the same layer"
+    ]
+    assert import_cycles(sources) == [
+        ["memrecall.scoring.policy", "memrecall.scoring.metrics", "memrecall.scoring.policy"]
+    ]
+
+
+def test_data_never_imports_the_corpus_tools():
+    sources = package_sources()
+    known = set(sources)
+    offenders = [
+        m
+        for m in sources
+        if unit_of(m)[1] == "memrecall.data"
+        and any(t.startswith("memrecall.corpus") for t in imported_modules(sources[m], known))
+    ]
+    assert offenders == []
+
+
+def test_top_level_holds_only_the_package_face():
+    top = sorted(p.name for p in PACKAGE_ROOT.glob("*.py"))
+    assert top == [
+        "__init__.py",
+        "__main__.py",
+        "api.py",
+        "benchmarks.py",
+        "errors.py",
+        "io.py",
+        "outputs.py",
+        "progress.py",
+    ]
+
+
+def test_every_subpackage_says_what_lives_there_in_one_line():
+    for init in sorted(PACKAGE_ROOT.rglob("__init__.py")):
+        if init.parent == PACKAGE_ROOT:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and "\n" not in doc, f"{init} needs a one-line docstring"
+
+
+def test_modules_outside_cli_stay_small():
+    long = {
+        str(p.relative_to(PACKAGE_ROOT)): n
+        for p in PACKAGE_ROOT.rglob("*.py")
+        if "cli" not in p.relative_to(PACKAGE_ROOT).parts
+        and (n := len(p.read_text(encoding="utf-8").splitlines())) > 260
+    }
+    assert long == {}
+
+
+def test_the_public_face_imports_from_the_top():
+    import memrecall
+
+    assert {"Document", "Query", "Ranking", "Result", "evaluate_rankings", "run_system"} <= set(memrecall.__all__)
+    assert memrecall.Ranking("q", ("a",), (1.0,)).doc_ids == ("a",)
+
+
+def test_documented_old_paths_warn_and_give_the_moved_module():
+    import importlib
+    import sys
+    import warnings
+
+    import memrecall
+
+    for old, new in sorted({**memrecall.LEGACY_MODULES, **memrecall.LEGACY_PACKAGES}.items()):
+        sys.modules.pop(old, None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module = importlib.import_module(old)
+        assert module is importlib.import_module(new), old
+        assert module.__spec__.name == new, old
+        assert [str(w.message) for w in caught if w.category is DeprecationWarning][-1].startswith(
+            f"{old} moved to {new}"
+        )
