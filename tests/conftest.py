@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memrecall.data.model import Document, Query
+from memrecall.data.model import JudgedQuery, LabelledDocument
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MINI_RELEASE = FIXTURES / "epirec_mini.json"
@@ -37,11 +37,11 @@ def run(*args):
     return CliRunner().invoke(main, list(map(str, args)))
 
 
-def doc(doc_id: str, text: str, day: int = 1) -> Document:
-    """A document dated 2025-01-<day> UTC."""
-    return Document(doc_id, text, datetime(2025, 1, day, tzinfo=UTC))
+def doc(doc_id: str, text: str, day: int = 1) -> LabelledDocument:
+    """A scorer-side document dated 2025-01-<day> UTC."""
+    return LabelledDocument(doc_id, text, datetime(2025, 1, day, tzinfo=UTC))
 
 
-def query(text: str, targets=("a",), query_id: str = "q") -> Query:
-    """A query against store s asked at 2025-02-01 UTC."""
-    return Query(query_id, "s", text, datetime(2025, 2, 1, tzinfo=UTC), frozenset(targets))
+def query(text: str, targets=("a",), query_id: str = "q") -> JudgedQuery:
+    """A scorer-side query against store s asked at 2025-02-01 UTC."""
+    return JudgedQuery(query_id, "s", text, datetime(2025, 2, 1, tzinfo=UTC), frozenset(targets))

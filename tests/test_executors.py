@@ -120,7 +120,7 @@ def test_a_plug_in_system_runs_on_ray_with_the_same_result(ray_cluster, tmp_path
     )
 
 
-def test_a_crashing_plug_in_on_ray_gives_one_line_naming_the_store(ray_cluster, tmp_path, monkeypatch):
+def test_a_crashing_plug_in_on_ray_gives_one_line_naming_the_query_and_its_line(ray_cluster, tmp_path, monkeypatch):
     (tmp_path / "crashy.py").write_text(
         "class Crashes:\n    name = 'crashes'\n    def index(self, documents):\n        pass\n"
         "    def rank(self, query):\n        raise RuntimeError('model server is down')\n"
@@ -143,5 +143,6 @@ def test_a_crashing_plug_in_on_ray_gives_one_line_naming_the_store(ray_cluster, 
         "2",
     )
     assert result.exit_code == 1
-    assert "system crashes: store conv-" in result.output and "RuntimeError: model server is down" in result.output
+    assert "system crashes: rank() on query 'conv-" in result.output
+    assert "RuntimeError: model server is down (at " in result.output and "crashy.py:6)" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "r.json").exists()

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from conftest import MINI_RELEASE, doc, query
+from conftest import MINI_RELEASE, query
 
 from memrecall.data.epirec import load_epirec
 from memrecall.data.model import Document
@@ -44,9 +44,9 @@ def test_gate_below_and_above_threshold():
 
 def test_band_salience_reads_the_authored_band():
     values = memory_model_config()["salience-oracle"]["band_values"]
-    assert band_salience(Document("a", "x", labels={"intensity_band": "mild"}), values) == 0.5
+    assert band_salience({"a": {"intensity_band": "mild"}}, Document("a", "x"), values) == 0.5
     with pytest.raises(Exception, match="no intensity_band label"):
-        band_salience(doc("b", "unlabelled"), values)
+        band_salience({"a": {"intensity_band": "mild"}}, Document("b", "unlabelled"), values)
 
 
 def test_committed_settings_are_the_preregistered_ones():

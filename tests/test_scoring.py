@@ -1,18 +1,20 @@
 from datetime import UTC, datetime
 
-from memrecall.data.model import Document, Query, Ranking, Task
+from memrecall.data.model import JudgedQuery, LabelledDocument, Ranking, Task
 from memrecall.scoring.policy import ScoringConfig, score_task
 
 WHEN = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def make_task():
-    store = tuple(Document(d, d, WHEN) for d in ("a", "b", "c"))
+    store = tuple(LabelledDocument(d, d, WHEN) for d in ("a", "b", "c"))
     queries = (
-        Query("q1", "s", "x", WHEN, frozenset({"a"}), {"kind": "k1"}),
-        Query("q2", "s", "x", WHEN, frozenset({"b"}), {"kind": "k2"}),
-        Query("q3", "s", "x", WHEN, frozenset({"c"}), {"kind": "k2", "in_headline": "no", "left_out_because": "abs"}),
-        Query("q4", "s", "x", WHEN, frozenset(), {"kind": "k1"}),
+        JudgedQuery("q1", "s", "x", WHEN, frozenset({"a"}), {"kind": "k1"}),
+        JudgedQuery("q2", "s", "x", WHEN, frozenset({"b"}), {"kind": "k2"}),
+        JudgedQuery(
+            "q3", "s", "x", WHEN, frozenset({"c"}), {"kind": "k2", "in_headline": "no", "left_out_because": "abs"}
+        ),
+        JudgedQuery("q4", "s", "x", WHEN, frozenset(), {"kind": "k1"}),
     )
     return Task("t", "1", "0" * 64, {"s": store}, queries)
 

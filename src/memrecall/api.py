@@ -56,13 +56,14 @@ def run_system(
     """
     bench = _benchmark(benchmark)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
+    scoring = bench.scoring(seed=seed, resamples=resamples)
     adapter = adapt(system, name)
-    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor)
+    depth = None if bench.require_full_rankings else max(bench.ks)
+    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
     env = {"system_configs": {adapter.name: run.config}, "durations_seconds": {adapter.name: round(run.seconds, 3)}}
     env.update(executor_facts(executor))
-    report = systems_report(
-        bench, loaded, [(adapter.name, run.rankings)], bench.scoring(seed=seed, resamples=resamples), env
-    )
+    oracles = frozenset({adapter.name} if run.uses_gold_labels else ())
+    report = systems_report(bench, loaded, [(adapter.name, run.rankings)], scoring, env, oracles)
     rows = per_query_rows(loaded.task, run.rankings, adapter.name, bench.ks)
     return Result(report, {adapter.name: run.rankings}, rows, loaded)
 
@@ -75,9 +76,14 @@ def evaluate_rankings(
     seed: int = 0,
     resamples: int = 2000,
     loaded: Loaded | None = None,
+    gold_label_users: Sequence[str] = (),
 ) -> Result:
-    """Score rankings (a file, several files, or a list of row dicts) strictly; several are paired against the first."""
+    """Score rankings (a file, several files, or a list of row dicts) strictly; several are paired against the first.
+
+    `gold_label_users` names the systems that read authored labels (oracles); their entries say so.
+    """
     bench = _benchmark(benchmark)
+    scoring = bench.scoring(seed=seed, resamples=resamples)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     sources = [rows] if isinstance(rows, (str, Path)) or (rows and isinstance(rows[0], dict)) else list(rows)
     if names and len(names) != len(sources):
@@ -98,7 +104,7 @@ def evaluate_rankings(
             raise RankingsError(label, found, rankings_hint(found, len(parsed), bench.name))
         runs.append(((names[index] if names else default), rankings))
     env = {"rankings_files": files, **({"formats": notes} if notes else {})} if files else {}
-    report = systems_report(bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples), env)
+    report = systems_report(bench, loaded, runs, scoring, env, frozenset(gold_label_users))
     per_query = [row for name, r in runs for row in per_query_rows(loaded.task, r, name, bench.ks)]
     return Result(report, dict(runs), per_query, loaded)
 

@@ -78,7 +78,11 @@ class ConfigError(MemrecallError):
 
 
 class SystemFailure(MemrecallError):
-    """A system under test raised while indexing or ranking; names the system and the store."""
+    """A system under test raised, exited or returned something unusable; names the system and the method."""
+
+
+class SystemInterrupted(SystemFailure):
+    """A KeyboardInterrupt came out of a system's own code (exit code 130, like Ctrl-C)."""
 
 
 class UsageError(ConfigError):

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from memrecall.errors import MemrecallError, UsageError
+from memrecall.errors import MemrecallError, SystemInterrupted, UsageError
 from memrecall.reports.version import __version__
 
 
@@ -21,8 +21,12 @@ class MemrecallGroup(click.Group):
             with output_batch():
                 return super().invoke(ctx)
         except MemrecallError as exc:
+            if ctx.params.get("debug") and exc.__cause__ is not None:
+                import traceback
+
+                traceback.print_exception(exc.__cause__, file=sys.stderr)
             click.echo(f"error: {exc}", err=True)
-            sys.exit(2 if isinstance(exc, UsageError) else 1)
+            sys.exit(130 if isinstance(exc, SystemInterrupted) else 2 if isinstance(exc, UsageError) else 1)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
@@ -42,7 +46,10 @@ def _terminate_as_interrupt() -> None:
 
 @click.group(cls=MemrecallGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memrecall")
-def main() -> None:
+@click.option(
+    "--debug", is_flag=True, envvar="MEMRECALL_DEBUG", help="On an error from a system's code, show its traceback too."
+)
+def main(debug: bool) -> None:
     """memrecall: benchmark whether an agent memory recalls the right memory."""
 
 

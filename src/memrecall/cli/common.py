@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from memrecall.data.model import Ranking, Task
+from memrecall.scoring.policy import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 
 
 def executor_options(function: Callable) -> Callable:
@@ -55,9 +56,8 @@ def card_file(report_dir: Path | None) -> Path | None:
     return report_dir / "README.md" if report_dir is not None else None
 
 
-MAX_RESAMPLES = 100_000
-SEED_TYPE = click.IntRange(0, 2**63 - 1)
-RESAMPLES_TYPE = click.IntRange(100, MAX_RESAMPLES)
+SEED_TYPE = click.IntRange(0, MAX_SEED)
+RESAMPLES_TYPE = click.IntRange(MIN_RESAMPLES, MAX_RESAMPLES)
 
 
 def bootstrap_options(function: Callable) -> Callable:

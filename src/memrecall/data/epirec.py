@@ -8,7 +8,7 @@ from typing import Any
 
 from memrecall.data.epirec_fields import INTENSITY_BANDS, PROBE_TYPES, VALENCES, age_bucket, age_days, parse_timestamp
 from memrecall.data.jsonfile import field, file_sha256, read_json
-from memrecall.data.model import Document, Query, Task
+from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError
 
 
@@ -24,8 +24,8 @@ def epirec_task(release: Any, source: str, sha256: str) -> Task:
         raise DatasetError(source, "$", "expected the release object at the top level")
     reference = _timestamp(source, field(source, release, "reference_now", "", str, "a timestamp"), "reference_now")
     personas = field(source, release, "personas", "", list, "an array of personas")
-    stores: dict[str, tuple[Document, ...]] = {}
-    queries: list[Query] = []
+    stores: dict[str, tuple[LabelledDocument, ...]] = {}
+    queries: list[JudgedQuery] = []
     seen_probes: set[str] = set()
     for p_index, persona in enumerate(personas):
         p_path = f"personas[{p_index}]"
@@ -57,7 +57,7 @@ def epirec_task(release: Any, source: str, sha256: str) -> Task:
 
 def _episode(
     source: str, episode: Any, path: str, persona_id: str, reference: datetime
-) -> tuple[Document, list[Query]]:
+) -> tuple[LabelledDocument, list[JudgedQuery]]:
     """One episode as a Document plus its probes as Queries."""
     if not isinstance(episode, dict):
         raise DatasetError(source, path, "expected an episode object")
@@ -72,7 +72,7 @@ def _episode(
     if not isinstance(disputed, bool):
         raise DatasetError(source, f"{path}.label_disputed", "expected true or false")
     labels = {"emotion": emotion, "intensity_band": band, "valence": valence, "age_bucket": bucket}
-    document = Document(episode_id, text, moment, labels)
+    document = LabelledDocument(episode_id, text, moment, labels)
     queries = []
     for q_index, probe in enumerate(field(source, episode, "probes", path, list, "an array of probes")):
         q_path = f"{path}.probes[{q_index}]"
@@ -84,7 +84,7 @@ def _episode(
         strata = {"probe_type": probe_type, "intensity_band": band, "valence": valence, "age_bucket": bucket}
         if disputed:
             strata = {"probe_type": probe_type, "age_bucket": bucket, "label_disputed": "true"}
-        queries.append(Query(probe_id, persona_id, text_q, reference, frozenset({episode_id}), strata))
+        queries.append(JudgedQuery(probe_id, persona_id, text_q, reference, frozenset({episode_id}), strata))
     return document, queries
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from memrecall.data.model import Document, Query, Ranking, Task
+from memrecall.data.model import JudgedQuery, LabelledDocument, Ranking, Task
 
 
 def turns_to_sessions(task: Task, rankings: Mapping[str, Ranking]) -> tuple[Task, dict[str, Ranking]]:
@@ -15,11 +15,11 @@ def turns_to_sessions(task: Task, rankings: Mapping[str, Ranking]) -> tuple[Task
     """
     session_of = {d.id: d.labels["session"] for store in task.stores.values() for d in store}
     stores = {
-        store_id: tuple(Document(s, "", None) for s in dict.fromkeys(d.labels["session"] for d in docs))
+        store_id: tuple(LabelledDocument(s, "", None) for s in dict.fromkeys(d.labels["session"] for d in docs))
         for store_id, docs in task.stores.items()
     }
     queries = tuple(
-        Query(q.id, q.store_id, q.text, q.time, frozenset(session_of[t] for t in q.targets), q.strata)
+        JudgedQuery(q.id, q.store_id, q.text, q.time, frozenset(session_of[t] for t in q.targets), q.strata)
         for q in task.queries
     )
     converted = {}

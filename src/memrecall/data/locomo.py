@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.data.jsonfile import file_sha256, read_json
-from memrecall.data.model import Document, Query, Task
+from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError
 
 GRANULARITIES = ("session", "turn")
@@ -82,8 +82,8 @@ def load_locomo(path: str | Path, granularity: str = "session") -> LocomoLoad:
     data = read_json(path)
     if not isinstance(data, list):
         raise DatasetError(str(path), "$", "expected an array of conversations")
-    stores: dict[str, tuple[Document, ...]] = {}
-    queries: list[Query] = []
+    stores: dict[str, tuple[LabelledDocument, ...]] = {}
+    queries: list[JudgedQuery] = []
     issues: list[dict] = []
     for index, sample in enumerate(data):
         sample_id, documents, turn_session = _conversation(str(path), index, sample, granularity)
@@ -137,9 +137,9 @@ def _conversation(source: str, index: int, sample: Any, granularity: str) -> tup
             turn_session[turn["dia_id"]] = key
             lines.append(line)
             if granularity == "turn":
-                documents.append(Document(turn["dia_id"], line, moment, {"session": key}))
+                documents.append(LabelledDocument(turn["dia_id"], line, moment, {"session": key}))
         if granularity == "session":
-            documents.append(Document(key, "\n".join(lines), moment))
+            documents.append(LabelledDocument(key, "\n".join(lines), moment))
     if not documents:
         raise DatasetError(source, f"{sample_id}: conversation", "holds no sessions")
     return sample_id, tuple(documents), turn_session
@@ -147,7 +147,7 @@ def _conversation(source: str, index: int, sample: Any, granularity: str) -> tup
 
 def _question(
     source: str, sample_id: str, number: int, qa: Any, known: set[str], turn_session: dict[str, str], granularity: str
-) -> tuple[Query, list[dict]]:
+) -> tuple[JudgedQuery, list[dict]]:
     """One QA item as a Query, with the evidence ids that needed handling."""
     where = f"{sample_id}: qa[{number}]"
     if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
@@ -170,4 +170,4 @@ def _question(
     strata = {"category": category_label(category)}
     if category == 5:
         strata.update(in_headline="no", left_out_because="adversarial")
-    return Query(query_id, sample_id, qa["question"], None, frozenset(targets), strata), issues
+    return JudgedQuery(query_id, sample_id, qa["question"], None, frozenset(targets), strata), issues

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.data.jsonfile import file_sha256
-from memrecall.data.model import Document, Query, Task
+from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError
 
 PROTOCOLS = ("perseus", "official")
@@ -94,8 +94,8 @@ def load_longmemeval(
     if granularity not in GRANULARITIES:
         raise DatasetError(str(path), "", f"unknown granularity {granularity!r}; choose session or turn")
     path = Path(path)
-    stores: dict[str, tuple[Document, ...]] = {}
-    queries: list[Query] = []
+    stores: dict[str, tuple[LabelledDocument, ...]] = {}
+    queries: list[JudgedQuery] = []
     shared_texts: dict[str, str] = {}
     for index, record in enumerate(iter_records(path)):
         if max_instances is not None and index >= max_instances:
@@ -113,7 +113,7 @@ def load_longmemeval(
     return Task("longmemeval", version, file_sha256(path), stores, tuple(queries))
 
 
-def _turns(source: str, record: dict, query: Query) -> tuple[Query, tuple]:
+def _turns(source: str, record: dict, query: JudgedQuery) -> tuple[JudgedQuery, tuple]:
     """The question over user turns: targets are the has_answer turns of its answer sessions."""
     gold = set(query.targets)
     documents, targets = [], set()
@@ -130,13 +130,14 @@ def _turns(source: str, record: dict, query: Query) -> tuple[Query, tuple]:
                     targets.add(turn_id)
                 else:
                     turn_id = noans_id(turn_id)
-            documents.append(Document(turn_id, turn["content"], moment, {"session": session_id}))
+            documents.append(LabelledDocument(turn_id, turn["content"], moment, {"session": session_id}))
     if len({d.id for d in documents}) != len(documents):
         raise DatasetError(source, f"question {query.id}", "two user turns map to the same turn id")
-    return Query(query.id, query.store_id, query.text, query.time, frozenset(targets), query.strata), tuple(documents)
+    judged = JudgedQuery(query.id, query.store_id, query.text, query.time, frozenset(targets), query.strata)
+    return judged, tuple(documents)
 
 
-def _record(source: str, index: int, record: Any, protocol: str, shared: dict[str, str]) -> tuple[Query, tuple]:
+def _record(source: str, index: int, record: Any, protocol: str, shared: dict[str, str]) -> tuple[JudgedQuery, tuple]:
     """One question: its Query and its haystack as Documents."""
     if not isinstance(record, dict):
         raise DatasetError(source, f"record {index}", "expected an object")
@@ -183,12 +184,12 @@ def _record(source: str, index: int, record: Any, protocol: str, shared: dict[st
             raise DatasetError(source, f"{where}: haystack_dates[{position}]", f"cannot parse {date!r}")
         text, has_user_answer = _session_text(source, where, position, turns, protocol)
         user_evidence |= has_user_answer and session_id in gold
-        documents.append(Document(session_id, shared.setdefault(text, text), moment))
+        documents.append(LabelledDocument(session_id, shared.setdefault(text, text), moment))
     abstention = qid.endswith("_abs")
     strata = {"question_type": question_type, "abstention": "yes" if abstention else "no"}
     if protocol == "official" and (abstention or not user_evidence):
         strata.update(in_headline="no", left_out_because="abstention" if abstention else "no_user_evidence_turn")
-    return Query(qid, qid, question, asked_at, frozenset(gold), strata), tuple(documents)
+    return JudgedQuery(qid, qid, question, asked_at, frozenset(gold), strata), tuple(documents)
 
 
 def _session_text(source: str, where: str, position: int, turns: Any, protocol: str) -> tuple[str, bool]:

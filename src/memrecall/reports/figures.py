@@ -33,10 +33,13 @@ def _pyplot():
 
 def epirec_systems(report: dict) -> list[tuple[str, dict]]:
     """(name, results) for every system of a baseline or systems (run/evaluate/compare) report, in order."""
+    from memrecall.reports.tables import shown_name
+
     content = report["content"]
-    if content.get("kind") == "baseline":
-        return [(n, content["strategies"][n]["results"]) for n in content["strategy_order"]]
-    return [(n, content["systems"][n]["results"]) for n in content["system_order"]]
+    entries, order = (
+        ("strategies", "strategy_order") if content.get("kind") == "baseline" else ("systems", "system_order")
+    )
+    return [(shown_name(n, content[entries][n]), content[entries][n]["results"]) for n in content[order]]
 
 
 def _bars(ax, groups: list[str], systems: list[tuple[str, dict]], metric: str, lookup) -> None:

@@ -19,8 +19,12 @@ def systems_report(
     runs: Sequence[tuple[str, dict[str, Ranking]]],
     scoring: ScoringConfig,
     env: dict | None = None,
+    gold_label_users: frozenset[str] = frozenset(),
 ) -> dict:
-    """Signed report: each system's results in order, and each later system minus the first when several."""
+    """Signed report: each system's results in order, and each later system minus the first when several.
+
+    Systems in `gold_label_users` read authored labels (oracles): their entry says `uses_gold_labels: true`.
+    """
     names = [name for name, _ in runs]
     if len(set(names)) != len(names):
         from memrecall.errors import ConfigError
@@ -41,6 +45,7 @@ def systems_report(
             name: {
                 "rankings_sha256": rankings_sha256(task, rankings, benchmark.row_keys),
                 "results": score_task(task, rankings, scoring),
+                **({"uses_gold_labels": True} if name in gold_label_users else {}),
             }
             for name, rankings in runs
         },

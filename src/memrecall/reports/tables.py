@@ -79,6 +79,11 @@ def table_metrics(content: dict) -> list[str]:
     return [*content["headline_metrics"], *(["mrr"] if "mrr" not in content["headline_metrics"] else [])]
 
 
+def shown_name(name: str, entry: dict) -> str:
+    """A system's name as tables, cards and figures show it: oracles (they read authored labels) say so."""
+    return f"{name} (oracle)" if entry.get("uses_gold_labels") is True else name
+
+
 def systems_rows(report: dict) -> list[tuple[str, str, dict]]:
     """Rows of a run/evaluate/compare report: each system's primary-stratum groups, then overall."""
     content = report["content"]
@@ -86,7 +91,7 @@ def systems_rows(report: dict) -> list[tuple[str, str, dict]]:
     return [
         row
         for name in content["system_order"]
-        for row in system_rows(name, content["systems"][name]["results"], stratum)
+        for row in system_rows(shown_name(name, content["systems"][name]), content["systems"][name]["results"], stratum)
     ]
 
 
@@ -96,7 +101,9 @@ def baseline_rows(report: dict) -> list[tuple[str, str, dict]]:
     return [
         row
         for name in content["strategy_order"]
-        for row in system_rows(name, content["strategies"][name]["results"], "probe_type")
+        for row in system_rows(
+            shown_name(name, content["strategies"][name]), content["strategies"][name]["results"], "probe_type"
+        )
     ]
 
 

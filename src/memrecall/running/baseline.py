@@ -65,6 +65,8 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
         run = rank_task(system, task, True, options.show_progress, options.executor)
         rankings[name] = run.rankings
         strategies[name] = {"config": run.config, "results": score_task(task, run.rankings, options.scoring)}
+        if run.uses_gold_labels:
+            strategies[name]["uses_gold_labels"] = True
         durations[name] = run.seconds
     content = {
         "kind": "baseline",

@@ -73,10 +73,16 @@ class RayExecutor:
                 "log_to_driver": False,
                 "logging_level": logging.ERROR,
             }
-            if address:
-                ray.init(address=address, **kwargs)
-            else:
-                ray.init(num_cpus=workers, **kwargs)
+            try:
+                if address:
+                    ray.init(address=address, **kwargs)
+                else:
+                    ray.init(num_cpus=workers, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - any start-up failure of Ray is one line
+                where = f"at {address}" if address else f"locally with {workers} CPUs"
+                detail = str(exc).strip().splitlines()[-1][:200] if str(exc).strip() else ""
+                problem = f"{type(exc).__name__}: {detail}"
+                raise ConfigError(f"--executor ray: Ray did not start {where}: {problem}") from None
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
         context.print_on_execution_start = False
@@ -112,8 +118,14 @@ class RayExecutor:
         import ray
 
         size = max(1, math.ceil(len(work) / (self.workers * CHUNKS_PER_WORKER)))
-        _ship_by_value(system)
-        shared = ray.put(system)
+        try:
+            _ship_by_value(system)
+            shared = ray.put(system)
+        except Exception as exc:  # noqa: BLE001 - pickling user objects fails in many ways
+            raise SystemFailure(
+                f"system {system.name} cannot be sent to Ray workers: {type(exc).__name__}: {str(exc)[:200]}; "
+                "run it with --executor local, or keep unpicklable state (open files, locks) out of the object"
+            ) from None
         pending = {
             _rank_chunk.remote(shared, work[i : i + size]): len(work[i : i + size]) for i in range(0, len(work), size)
         }
@@ -184,14 +196,9 @@ class EncodeActor:
 
 
 def _index_and_rank(system, store_id: str, documents, queries: list) -> list:
-    """Index one store and rank its queries; an exception in the system's code becomes one named error."""
-    try:
-        system.index(documents)
-        return system.rank_many(queries)
-    except MemrecallError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - whatever a plug-in raises is reported, not a traceback
-        raise SystemFailure(f"system {system.name}: store {store_id}: {type(exc).__name__}: {str(exc)[:200]}") from exc
+    """Index one store and rank its queries; the adapter's error boundary names the method, store or query."""
+    system.index(documents, store_id)
+    return system.rank_many(queries, store_id)
 
 
 def _rank_chunk_body(system, work: list) -> dict:

@@ -21,21 +21,36 @@ class SystemRun:
     config: dict
     rankings: dict[str, Ranking]
     seconds: float
+    uses_gold_labels: bool = False
 
 
 def rank_task(
-    system: SystemAdapter, task: Task, require_full: bool, show_progress: bool = False, executor=None
+    system: SystemAdapter,
+    task: Task,
+    require_full: bool,
+    show_progress: bool = False,
+    executor=None,
+    depth: int | None = None,
 ) -> SystemRun:
-    """Prepare, then index each store and rank its queries (where the executor says); check every ranking."""
+    """Prepare, then index each store and rank its queries (where the executor says); check every ranking.
+
+    The system only ever sees `task.public()`, a fresh sealed copy: no targets, strata or labels. A system
+    that declares `uses_gold_labels` is handed the authored labels as well, and its run says so.
+    """
     from memrecall.running.executors import LocalExecutor
 
     executor = executor or LocalExecutor()
     started = time.perf_counter()
-    system.prepare(task)
+    config = system.config()
+    depth = None if require_full else depth
+    public = task.public(depth)
     by_store: dict[str, list[Query]] = {}
-    for query in task.queries:
+    for query in public.queries:
         by_store.setdefault(query.store_id, []).append(query)
-    work = [(store_id, task.stores[store_id], queries) for store_id, queries in by_store.items()]
+    work = [(store_id, public.stores[store_id], tuple(queries)) for store_id, queries in by_store.items()]
+    if system.uses_gold_labels:
+        system.give_gold_labels(task.gold_labels())
+    system.prepare(task.public(depth))
     with progress_bar(len(task.queries), f"{system.name}: ranking", show_progress, unit="query") as bar:
         outputs = executor.rank_stores(system, work, bar.update)
     rows: list[RankingRow] = []
@@ -59,7 +74,7 @@ def rank_task(
     if problems:
         raise RankingsError(f"system {system.name}", problems)
     checked = {q.id: given.get(q.id, rankings[q.id]) for q in task.queries}
-    return SystemRun(system.name, system.config(), checked, time.perf_counter() - started)
+    return SystemRun(system.name, config, checked, time.perf_counter() - started, system.uses_gold_labels)
 
 
 def _row(query: Query, output: Any) -> tuple[RankingRow | None, str | None]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memrecall.data.model import Query, Ranking, Task
+from memrecall.data.model import JudgedQuery, Ranking, Task
+from memrecall.errors import ConfigError
 from memrecall.scoring.metrics import (
     Metric,
     bootstrap_ci,
@@ -23,6 +24,19 @@ EPIREC_METRICS = ("recall@3", "recall@1", "mrr")
 EPIREC_GROUPINGS = ((), ("probe_type",), ("probe_type", "intensity_band"), ("probe_type", "age_bucket"))
 
 
+MAX_SEED = 2**63 - 1
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000
+
+
+def check_bootstrap(seed: object, resamples: object) -> None:
+    """The same bounds the CLI's --seed and --resamples enforce, for every caller (the Python API too)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed must be an integer from 0 to 2**63-1, got {seed!r}")
+    wrong = isinstance(resamples, bool) or not isinstance(resamples, int)
+    if wrong or not MIN_RESAMPLES <= resamples <= MAX_RESAMPLES:
+        raise ConfigError(f"resamples must be an integer from {MIN_RESAMPLES} to {MAX_RESAMPLES}, got {resamples!r}")
+
+
 @dataclass(frozen=True)
 class ScoringConfig:
     """Which metrics, which strata groupings, and how the bootstrap is drawn."""
@@ -33,6 +47,9 @@ class ScoringConfig:
     seed: int = 0
     resamples: int = 2000
     confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        check_bootstrap(self.seed, self.resamples)
 
     def describe(self) -> dict:
         """The config as it is recorded in reports."""
@@ -84,7 +101,7 @@ HEADLINE_KEY = "in_headline"
 HEADLINE_REASON_KEY = "left_out_because"
 
 
-def in_headline(query: Query) -> bool:
+def in_headline(query: JudgedQuery) -> bool:
     """True unless the query's strata mark it in_headline = no."""
     return strata_in_headline(query.strata)
 

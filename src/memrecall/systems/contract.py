@@ -1,13 +1,14 @@
-"""The plug-in contract: any object with index() and rank(), seen through one adapter."""
+"""The plug-in contract: any object with index() and rank(), seen through one adapter and one error boundary."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memrecall.data.model import Document, Query, Ranking, Task
+from memrecall.data.model import Document, PublicTask, Query, Ranking
 from memrecall.errors import ConfigError
+from memrecall.systems.boundary import json_safe_config, user_code
 
 
 def is_system(obj: Any) -> bool:
@@ -17,38 +18,68 @@ def is_system(obj: Any) -> bool:
 
 @dataclass
 class SystemAdapter:
-    """Any object with index() and rank(), seen through the full contract (optional parts filled in)."""
+    """Any object with index() and rank(), seen through the full contract (optional parts filled in).
+
+    Every call into the system's own code goes through `user_code`, so whatever it raises, exits or
+    interrupts with becomes one line naming the system, the method and the plug-in's file and line.
+    """
 
     system: Any
     name: str
 
-    def prepare(self, task: Task) -> None:
-        """Call the system's prepare(task) when it has one."""
+    @property
+    def uses_gold_labels(self) -> bool:
+        """True when the system declares that it reads authored labels (an oracle, reported apart)."""
+        return getattr(self.system, "uses_gold_labels", False) is True
+
+    def prepare(self, task: PublicTask) -> None:
+        """Call the system's prepare(task) with the sealed view, when it has one."""
         if callable(getattr(self.system, "prepare", None)):
-            self.system.prepare(task)
+            with user_code(self.name, "prepare", self.system):
+                self.system.prepare(task)
+
+    def give_gold_labels(self, labels: Mapping[str, Mapping[str, Mapping[str, str]]]) -> None:
+        """Hand authored labels (by store and document id) to a system that declared `uses_gold_labels`."""
+        with user_code(self.name, "receive_gold_labels", self.system):
+            self.system.receive_gold_labels(labels)
 
     def config(self) -> dict:
-        """The system's config() when it has one, else its name."""
-        if callable(getattr(self.system, "config", None)):
-            return dict(self.system.config())
-        return {"name": self.name}
+        """The system's config() made JSON-safe when it has one, else its name."""
+        if not callable(getattr(self.system, "config", None)):
+            return {"name": self.name}
+        with user_code(self.name, "config", self.system):
+            raw = self.system.config()
+        return json_safe_config(self.name, raw)
 
-    def index(self, documents: Sequence[Document]) -> None:
+    def index(self, documents: Sequence[Document], store_id: str | None = None) -> None:
         """Index one store."""
-        self.system.index(documents)
+        with user_code(self.name, "index", self.system, f" on store {store_id!r}" if store_id else ""):
+            self.system.index(documents)
 
-    def rank_many(self, queries: Sequence[Query]) -> list[Any]:
+    def rank_many(self, queries: Sequence[Query], store_id: str | None = None) -> list[Any]:
         """The system's rank_many(queries) when it has one, else rank() per query."""
         if callable(getattr(self.system, "rank_many", None)):
-            return list(self.system.rank_many(list(queries)))
-        return [self.system.rank(q) for q in queries]
+            with user_code(self.name, "rank_many", self.system, f" on store {store_id!r}" if store_id else ""):
+                return list(self.system.rank_many(tuple(queries)))
+        out = []
+        for query in queries:
+            with user_code(self.name, "rank", self.system, f" on query {query.id!r}"):
+                out.append(self.system.rank(query))
+        return out
 
 
 def adapt(system: Any, name: str | None = None, default_name: str | None = None) -> SystemAdapter:
     """Wrap a system; its name is `name`, else its `name` attribute, else `default_name`, else its class."""
-    if not is_system(system):
+    if isinstance(system, SystemAdapter):
+        return system if name is None else SystemAdapter(system.system, name)
+    with user_code(name or default_name or type(system).__name__, "index/rank lookup", system):
+        usable = is_system(system)
+    if not usable:
         raise ConfigError(f"{type(system).__name__} has no index(documents) and rank(query) methods")
-    own = getattr(system, "name", None)
+    own = None
+    if name is None:
+        with user_code(default_name or type(system).__name__, "name", system):
+            own = getattr(system, "name", None)
     chosen = name or (own if isinstance(own, str) and own else None) or default_name or type(system).__name__
     return SystemAdapter(system, chosen)
 

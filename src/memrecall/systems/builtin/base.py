@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from memrecall.data.model import Document, Query, Ranking, Task
+from memrecall.data.model import Document, PublicTask, Query, Ranking
 
 
 @runtime_checkable
@@ -25,7 +25,7 @@ Retriever = System
 class TaskAware:
     """Base of the built-in retrievers: a no-op prepare(task) and a config() naming the retriever."""
 
-    def prepare(self, task: Task) -> None:
+    def prepare(self, task: PublicTask) -> None:
         """Called once before any store of `task` is indexed; does nothing by default."""
 
     def config(self) -> dict[str, Any]:

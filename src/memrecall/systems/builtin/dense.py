@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memrecall.data.model import Document, Query, Ranking, Task, rank_by_score
+from memrecall.data.model import Document, PublicTask, Query, Ranking, rank_by_score
 from memrecall.encoding.embeddings import Encoder, text_sha256
 from memrecall.errors import ConfigError
 from memrecall.progress import progress_bar
@@ -41,7 +41,7 @@ class DenseRetriever(TaskAware):
         """Name and encoder identity."""
         return {"name": self.name, "model": self._model_identity(), "similarity": "cosine"}
 
-    def prepare(self, task: Task) -> None:
+    def prepare(self, task: PublicTask) -> None:
         """Encode all distinct document and query texts of the task."""
         texts = [d.text for store in task.stores.values() for d in store] + [q.text for q in task.queries]
         self.ensure_vectors(texts)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 
 import numpy as np
 
-from memrecall.data.model import Document, Query, Ranking, Task, rank_by_score
+from memrecall.data.model import Document, PublicTask, Query, Ranking, rank_by_score
 from memrecall.errors import ConfigError
 from memrecall.systems.builtin.affect import vader_intensity, vader_version
 from memrecall.systems.builtin.base import TaskAware
@@ -37,9 +37,9 @@ def fuse(cosine: np.ndarray, prior: np.ndarray, weight: float) -> np.ndarray:
     return (1.0 - weight) * cosine + weight * prior
 
 
-def band_salience(document: Document, band_values: dict[str, float]) -> float:
-    """The oracle salience of an episode from its authored intensity band."""
-    band = document.labels.get("intensity_band")
+def band_salience(labels: Mapping[str, Mapping[str, str]], document: Document, band_values: dict[str, float]) -> float:
+    """The oracle salience of an episode from its authored intensity band (labels by document id)."""
+    band = labels.get(document.id, {}).get("intensity_band")
     if band not in band_values:
         raise ConfigError(f"document {document.id} has no intensity_band label; the oracle needs EpiRec labels")
     return band_values[band]
@@ -73,6 +73,12 @@ class PriorFusionRetriever(TaskAware):
         self.settings = settings
         self.gate = gate
         self._store: tuple[Document, ...] = ()
+        self.uses_gold_labels = False
+        self.gold_labels: Mapping[str, Mapping[str, Mapping[str, str]]] = {}
+
+    def receive_gold_labels(self, labels: Mapping[str, Mapping[str, Mapping[str, str]]]) -> None:
+        """Keep the authored labels by store and document id (only an oracle declares that it reads them)."""
+        self.gold_labels = labels
 
     def config(self) -> dict:
         """Name, pre-registered settings, and the encoder identity."""
@@ -83,7 +89,7 @@ class PriorFusionRetriever(TaskAware):
             "model": self.dense.encoder.describe(),
         }
 
-    def prepare(self, task: Task) -> None:
+    def prepare(self, task: PublicTask) -> None:
         """Encode the task once through the dense part."""
         self.dense.prepare(task)
 
@@ -120,9 +126,14 @@ def build_memory_model(name: str, dense: DenseRetriever, weight: float | None = 
         return PriorFusionRetriever(name, dense, decay, weight, settings)
     if name == "salience-oracle":
         values = settings["band_values"]
-        return PriorFusionRetriever(
-            name, dense, lambda store, _q: np.array([band_salience(d, values) for d in store]), weight, settings
-        )
+
+        def authored(store, query):
+            labels = oracle.gold_labels.get(query.store_id, {})
+            return np.array([band_salience(labels, d, values) for d in store])
+
+        oracle = PriorFusionRetriever(name, dense, authored, weight, settings)
+        oracle.uses_gold_labels = True
+        return oracle
     vader = {**settings, "vader_version": vader_version()}
     estimated = _vader_prior()
     if name == "salience-vader":

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memrecall.data.model import Document, Query, Task
+from memrecall.data.model import Document, PublicTask, Query
 from memrecall.encoding.embeddings import Encoder, text_sha256
 from memrecall.systems.builtin.dense import DenseRetriever
 
@@ -58,7 +58,7 @@ class WindowedDenseRetriever(DenseRetriever):
         """Name, encoder identity and the long-document policy."""
         return {**super().config(), "long_documents": f"max over windows of <= {self.window_words} words"}
 
-    def prepare(self, task: Task) -> None:
+    def prepare(self, task: PublicTask) -> None:
         """Encode every window of every document, and every query, once."""
         windows = [w for store in task.stores.values() for d in store for w in split_windows(d.text, self.window_words)]
         self.ensure_vectors(windows + [q.text for q in task.queries])
