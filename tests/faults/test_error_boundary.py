@@ -188,3 +188,38 @@ def test_the_python_api_checks_its_arguments_as_the_cli_does(call, seed, resampl
     first = Never() if call == "run_system" else [{"persona_id": "t01", "probe_id": "x", "ranked_episode_ids": []}]
     with pytest.raises(ConfigError, match=expected.replace("*", r"\*")):
         getattr(memrecall, call)(first, "epirec", data=MINI_RELEASE, seed=seed, resamples=resamples)
+
+
+def test_an_unpicklable_system_under_ray_is_one_line(tmp_path, monkeypatch):
+    (tmp_path / "locked_plugin.py").write_text(
+        textwrap.dedent("""
+        import threading
+        class Locked:
+            name = "locked"
+            def __init__(self):
+                self.lock = threading.Lock()
+            def index(self, documents):
+                self.ids = [d.id for d in documents]
+            def rank(self, query):
+                return self.ids
+    """)
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = run(
+        "run",
+        "epirec",
+        "--system",
+        "locked_plugin:Locked",
+        "--data",
+        MINI_RELEASE,
+        "--quiet",
+        "--output",
+        tmp_path / "r.json",
+        "--executor",
+        "ray",
+        "--workers",
+        "1",
+    )
+    assert_one_line_error(result, "system locked cannot be sent to Ray workers: TypeError")
+    assert "--executor local" in result.output and not (tmp_path / "r.json").exists()
