@@ -96,7 +96,8 @@ def test_every_problem_is_reported_with_its_line_and_no_report_is_written(export
     assert result.exit_code == 1
     text = result.output
     for expected in [
-        "line 2: t01e01-x leaves out 1 document(s)",
+        "2 ranking(s) leave out documents of their store; epirec-mini needs every document of the store ranked",
+        "(first: line 2: t01e01-x ranks 3 of 4 and leaves out 1 document(s)",
         "line 3: t01e01-i ranks",
         "line 4: t01e02-f ranks unknown id(s) t01e99",
         "line 5: query t01e01-f already ranked at line 1",

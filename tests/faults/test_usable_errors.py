@@ -11,13 +11,13 @@ def test_more_than_20_problems_are_cut_with_counts_by_kind(tmp_path):
     rankings = export_hashing(tmp_path)
     rows = [json.loads(line) for line in rankings.read_text().splitlines()]
     for row in rows:
-        row["ranked_episode_ids"] = row["ranked_episode_ids"][:2]
-    bad = tmp_path / "partial.jsonl"
+        row["ranked_episode_ids"][0] = "x99"
+    bad = tmp_path / "unknown.jsonl"
     bad.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run("evaluate", bad, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
     assert_one_line_error(result, "24 problem(s)")
-    assert result.output.count("leaves out 2 document(s)") == 20
-    assert "... and 4 more; all 24 by kind: leaves out 24" in result.output
+    assert result.output.count("ranks unknown id(s) x99") == 20
+    assert "... and 4 more; all 24 by kind: ranks unknown id 24" in result.output
 
 
 def test_generic_keys_in_an_epirec_file_get_a_hint(tmp_path):

@@ -160,7 +160,7 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
     queries = {q.id: q for q in task.queries}
     seen: dict[str, str] = {}
     store_ids_of: dict[str, set[str]] = {}
-    problems, rankings = [], {}
+    problems, rankings, partial = [], {}, []
     for row in rows:
         query = queries.get(row.query_id)
         if query is None:
@@ -184,16 +184,27 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
         if unknown:
             problems.append(f"{row.where}: {row.query_id} ranks unknown id(s) {short(', '.join(unknown[:5]))}")
         if require_full and absent and not unknown:
-            problems.append(
-                f"{row.where}: {row.query_id} leaves out {len(absent)} document(s): " + ", ".join(absent[:5])
+            partial.append(
+                f"{row.where}: {row.query_id} ranks {len(row.doc_ids)} of {len(store_ids)} and leaves out "
+                f"{len(absent)} document(s): " + short(", ".join(absent[:5]))
             )
         if repeated or unknown or (require_full and absent):
             continue
         count = len(row.doc_ids)
         rankings[row.query_id] = Ranking(row.query_id, row.doc_ids, tuple(float(count - i) for i in range(count)))
+    if partial:
+        problems.append(partial_rankings_problem(partial, task.name))
     missing = [q.id for q in task.queries if q.id not in seen]
     problems.extend(f"missing query {q}" for q in missing)
     return rankings, problems
+
+
+def partial_rankings_problem(partial: list[str], task_name: str) -> str:
+    """One line for every ranking that stops short of its store: the count, the rule and the first one."""
+    return (
+        f"{len(partial)} ranking(s) leave out documents of their store; {task_name} needs every document "
+        f"of the store ranked, best first (first: {partial[0]})"
+    )
 
 
 def rankings_hint(problems: list[str], rows: int, benchmark: str) -> str | None:

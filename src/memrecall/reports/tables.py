@@ -133,10 +133,12 @@ def harness_rows(report: dict, apart_suffix: str = "", key: str = "results") -> 
             rows.append((mode, "overall", results["overall"]))
         if stratum:
             rows.extend((mode, group, r) for group, r in results.get(f"by_{stratum}", {}).items())
-        for key in (k for k in results if k.startswith("apart_")):
-            label = key.removeprefix("apart_by_")
+        for apart in (name for name in results if name.startswith("apart_")):
+            label = apart.removeprefix("apart_by_")
             shown = results.get(f"by_{stratum}", {}) if label == stratum else {}
             rows.extend(
-                (mode, f"{label}: {group}{apart_suffix}", r) for group, r in results[key].items() if group not in shown
+                (mode, f"{label}: {group}{apart_suffix}", r)
+                for group, r in results[apart].items()
+                if group not in shown
             )
     return rows
