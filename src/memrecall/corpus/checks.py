@@ -111,6 +111,24 @@ def _check_probe(eid: str, probe: dict, episode_text: str) -> list[Violation]:
     expected = f"{eid}-{rules.PROBE_SUFFIX.get(probe['type'], '?')}"
     if probe["id"] != expected:
         out.append(Violation(probe["id"], f"probe id should be {expected} for type {probe['type']}"))
+    return out + _implicit_probe_rules(probe, episode_text)
+
+
+def check_card_episode(episode: dict) -> list[Violation]:
+    """The card's own rules for one episode, on any checkout: one probe of each type, clean implicit probes."""
+    out: list[Violation] = []
+    types = Counter(p["type"] for p in episode["probes"])
+    for probe_type in rules.PROBE_TYPES:
+        if types[probe_type] != 1:
+            out.append(Violation(episode["id"], f"has {types[probe_type]} {probe_type} probes, expected exactly 1"))
+    for probe in episode["probes"]:
+        out.extend(_implicit_probe_rules(probe, episode["text"]))
+    return out
+
+
+def _implicit_probe_rules(probe: dict, episode_text: str) -> list[Violation]:
+    """An implicit probe shares no content-word stem with its episode and uses no emotion-vocabulary word."""
+    out: list[Violation] = []
     if probe["type"] == "reflective_implicit":
         shared = rules.shared_stems(probe["query"], episode_text)
         if shared:

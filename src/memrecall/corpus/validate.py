@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from memrecall.corpus import rules
 from memrecall.corpus.build import generated_files, release_stats
-from memrecall.corpus.checks import Violation, check_corpus, check_persona
+from memrecall.corpus.checks import Violation, check_card_episode, check_corpus, check_persona
 from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2, reused_texts
 from memrecall.corpus.croissant import CROISSANT_SPEC
 from memrecall.corpus.sources import Layout, ReleaseSpec, load_personas, read_json_file, schema_violations
@@ -33,8 +33,10 @@ def _check_release_sources(layout: Layout, release: ReleaseSpec, result: Validat
     result.violations.extend(loaded.violations)
     if not release.rules:
         result.not_checked.append(
-            f"{release.file_name}: the checkout's own spec rules (it declares no memrecall rules in "
-            "data/memrecall_rules.json); checked: the card's format, ids, checksums and Croissant"
+            f"{release.file_name}: memrecall's own extra spec rules (the checkout declares none in "
+            "data/memrecall_rules.json); checked: the card's format and rules (unique ids, one probe of each "
+            "type per episode, implicit probes without emotion words or stems shared with their episode), "
+            "checksums and Croissant"
         )
         result.violations.extend(_format_checks(loaded.personas, release.file_name))
         result.counts[release.version] = release_stats(loaded.personas, rules.REFERENCE_NOW)
@@ -170,8 +172,13 @@ def declares_croissant(metadata: dict) -> bool:
 
 
 def _format_checks(personas: list[dict], release: str) -> list[Violation]:
-    """What the card's format itself requires: unique persona, episode and probe ids."""
-    out = []
+    """What the card itself requires of any checkout: unique ids, complete probes, clean implicit probes."""
+    out = [
+        Violation(f"{release}: {persona['persona_id']}: {v.where}", v.message)
+        for persona in personas
+        for episode in persona["episodes"]
+        for v in check_card_episode(episode)
+    ]
     for label, values in (
         ("persona_id", [p["persona_id"] for p in personas]),
         ("episode id", [e["id"] for p in personas for e in p["episodes"]]),
