@@ -43,8 +43,20 @@ class Benchmark:
     default_data: Path | None = None
 
     def load(self, path: Path, **options: Any) -> Loaded:
-        """The Task of a dataset file (loader options such as max_instances pass through)."""
-        return self.loader(Path(path), options)
+        """The Task of a dataset file (loader options such as max_instances pass through).
+
+        A file the loader refuses that looks like another format is named as that format, with the command for it.
+        """
+        from memrecall.data.formats import wrong_format_hint
+        from memrecall.errors import DatasetError
+
+        try:
+            return self.loader(Path(path), options)
+        except DatasetError as exc:
+            hint = wrong_format_hint(Path(path), self.name.split("-")[0])
+            if hint is None:
+                raise
+            raise DatasetError(str(path), "", hint) from exc
 
     def headline(self, ks: Sequence[int] | None = None) -> list[str]:
         """The metrics shown as the headline, primary first."""

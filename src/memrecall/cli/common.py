@@ -116,3 +116,37 @@ def all_per_query(task: Task, runs: Mapping[str, Mapping[str, Ranking]], ks) -> 
     from memrecall.scoring.per_query import per_query_rows
 
     return [row for name, rankings in runs.items() for row in per_query_rows(task, rankings, name, ks)]
+
+
+def system_spec_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Refuse a file path given for --system, saying the MODULE:ATTR that names the same plug-in."""
+    module, _, attr = value.partition(":")
+    if not (module.endswith(".py") or "/" in module or "\\" in module):
+        return value
+    path = Path(module)
+    classes = _system_classes(path) if not attr else [attr]
+    example = f"{path.stem}:{classes[0] if classes else 'ClassName'}"
+    folder = path.parent if str(path.parent) not in ("", ".") else None
+    where = f"run from {folder} (or put it on PYTHONPATH) with" if folder else "the current folder is imported from:"
+    raise click.BadParameter(
+        f"{value} is a file path; give MODULE:ATTR, the module's import name and the class or factory in it "
+        f"({where} --system {example})",
+        ctx=ctx,
+        param=param,
+    )
+
+
+def _system_classes(path: Path) -> list[str]:
+    """Names of the top-level classes in a Python file that define rank (read with ast, never imported)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return []
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and any(isinstance(item, ast.FunctionDef) and item.name == "rank" for item in node.body)
+    ]

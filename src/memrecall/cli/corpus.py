@@ -22,6 +22,20 @@ def _layout(root: Path):
     return Layout(root.resolve())
 
 
+CHECKOUT_MARKS = ("data/personas", "data/archive/v1/personas", "data/epirec_v1.json", "data/SHA256SUMS")
+
+
+def _require_checkout(root: Path) -> None:
+    """Refuse a folder that holds none of an EpiRec checkout's files, naming the folder looked at."""
+    from memrecall.errors import UsageError
+
+    if not any((root / mark).exists() for mark in CHECKOUT_MARKS) and not list(root.glob("data/epirec_v*.json")):
+        raise UsageError(
+            f"no EpiRec checkout in {root.resolve()}: it has none of {', '.join(CHECKOUT_MARKS)}; "
+            "run this inside a checkout, or give --root PATH/TO/CHECKOUT"
+        )
+
+
 def _corpus_inputs(layout) -> list[Path]:
     """Every file the corpus commands read: each release's sources and the releases themselves."""
     files = [layout.checksums, layout.croissant]
@@ -68,6 +82,7 @@ def validate(root: Path) -> None:
     """Check schemas, spec rules, release and checksums."""
     from memrecall.corpus.validate import validate_root
 
+    _require_checkout(root)
     result = validate_root(_layout(root))
     _print_counts(result.counts)
     for note in result.not_checked:

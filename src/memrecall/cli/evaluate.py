@@ -161,10 +161,20 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None, 
     from memrecall.reports.card import write_report_card
     from memrecall.reports.content import shape_problem, verify
 
-    report = read_json(report_path)
+    from memrecall.data.formats import wrong_format_hint
+    from memrecall.errors import MemrecallError
+
+    try:
+        report = read_json(report_path)
+    except MemrecallError:
+        hint = wrong_format_hint(report_path, "report")
+        if hint is None:
+            raise
+        raise ConfigError(f"{report_path}: {hint}") from None
     problem = shape_problem(report)
     if problem:
-        raise ConfigError(f"{report_path}: {problem}")
+        hint = wrong_format_hint(report_path, "report")
+        raise ConfigError(f"{report_path}: {hint or problem}")
     unverified = not verify(report)
     if unverified and not allow_unsigned:
         raise ConfigError(

@@ -13,6 +13,7 @@ from memrecall.cli.common import (
     finish_outputs,
     make_executor_from,
     output_options,
+    system_spec_option,
 )
 
 
@@ -22,6 +23,7 @@ from memrecall.cli.common import (
     "--system",
     "system_spec",
     required=True,
+    callback=system_spec_option,
     help="MODULE:ATTR (a class or zero-argument factory), or a registered name such as dense.",
 )
 @click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file [default for epirec: v2].")
