@@ -8,10 +8,13 @@ import click
 
 from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
 
+QUIET_OPTION = click.option("--quiet", is_flag=True, help="No tables; print only where the report went.")
 BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
 
 
-def _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir) -> None:
+def _score_and_print(
+    files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir, quiet=False
+) -> None:
     """Score one or more rankings files with the benchmark's policy; print results and paired differences."""
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
@@ -35,9 +38,10 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
     content = report["content"]
     metrics = table_metrics(content)
     title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
-    print_table(results_table(title, systems_rows(report), metrics))
+    if not quiet:
+        print_table(results_table(title, systems_rows(report), metrics))
     first = content["system_order"][0]
-    for comparison in content.get("comparisons", []):
+    for comparison in content.get("comparisons", []) if not quiet else []:
         rows = comparison_rows(comparison["by_group"], metrics)
         heading = f"{comparison['system']} minus {first} (paired; p Holm-adjusted over {len(content['comparisons'])})"
         print_table(comparison_table(heading, rows, metrics))
@@ -69,12 +73,21 @@ def _names(text: str | None) -> list[str] | None:
 )
 @bootstrap_options
 @output_options
-def evaluate(rankings, benchmark_name, data, name, output, compare, seed, resamples, per_query, report_dir) -> None:
+@QUIET_OPTION
+def evaluate(
+    rankings, benchmark_name, data, name, output, compare, seed, resamples, per_query, report_dir, quiet
+) -> None:
     """Score a rankings file (JSONL or TREC run) strictly."""
     files = [rankings, compare] if compare else [rankings]
     names = [name or rankings.stem, compare.stem] if compare else ([name] if name else None)
+    if compare and names[0] == names[1]:
+        raise click.BadParameter(
+            f"both runs would be named {names[0]!r} in the report; give the first another name with --name NAME "
+            "(the --compare run is named by its file stem), or use `memrecall compare --names A,B`",
+            param_hint="--name",
+        )
     output = output or rankings.with_suffix(".report.json")
-    _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir)
+    _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir, quiet)
 
 
 @click.command()
@@ -96,19 +109,22 @@ def evaluate(rankings, benchmark_name, data, name, output, compare, seed, resamp
 )
 @bootstrap_options
 @output_options
-def compare(runs, names, benchmark_name, data, output, allow_mismatch, seed, resamples, per_query, report_dir) -> None:
+@QUIET_OPTION
+def compare(
+    runs, names, benchmark_name, data, output, allow_mismatch, seed, resamples, per_query, report_dir, quiet
+) -> None:
     """Compare systems: rankings files (paired, Holm-adjusted) or signed reports (manifests checked)."""
     if len(runs) < 2:
         raise click.BadParameter("give at least two rankings files or reports", param_hint="RUNS")
     from memrecall.reports.compare_reports import is_report_file
 
     if all(is_report_file(path) for path in runs):
-        _compare_reports(runs, output, allow_mismatch)
+        _compare_reports(runs, output, allow_mismatch, quiet)
         return
-    _score_and_print(runs, benchmark_name, data, _names(names), seed, resamples, output, per_query, report_dir)
+    _score_and_print(runs, benchmark_name, data, _names(names), seed, resamples, output, per_query, report_dir, quiet)
 
 
-def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
+def _compare_reports(paths, output: Path, allow_mismatch: bool, quiet: bool = False) -> None:
     """Check the comparability manifests, print every mismatched field and each report's headline values."""
     from memrecall.io import write_json
     from memrecall.outputs import check_outputs
@@ -127,7 +143,7 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
             "--allow-mismatch compares them anyway, labelled not like-for-like"
         )
     click.echo(f"comparison: {content['label']}")
-    for entry in content["reports"]:
+    for entry in content["reports"] if not quiet else []:
         for name, values in entry["headline"].items():
             cells = ", ".join(f"{m} {v:.3f}" for m, v in values.items())
             click.echo(f"  {entry['path_name']}: {name}: {cells}")

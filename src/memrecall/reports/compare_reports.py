@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memrecall.data.jsonfile import read_json
 from memrecall.errors import ConfigError
-from memrecall.reports.comparability import mismatches
+from memrecall.reports.comparability import manifest, mismatches
 from memrecall.reports.content import LAYOUTS, environment, make_report, shape_problem, verify
 
 
@@ -43,14 +43,16 @@ def compare_reports(paths: Sequence[Path]) -> dict:
         if not verify(report):
             raise ConfigError(f"{path}: the signature does not match the content; compare refuses edited reports")
         reports.append(report)
-    base = reports[0]["content"].get("comparability")
+    base = report_manifest(reports[0])
     differences = []
     for path, report in zip(paths[1:], reports[1:], strict=True):
-        other = report["content"].get("comparability")
+        other = report_manifest(report)
         if base is None or other is None:
             fields = [("comparability", "present" if base else "absent", "present" if other else "absent")]
-        else:
+        elif uses_encoder(reports[0]) and uses_encoder(report):
             fields = mismatches(base, other)
+        else:
+            fields = mismatches(_without_encoder(base), _without_encoder(other))
         differences += [{"report": str(path), "field": f, "first": a, "this": b} for f, a, b in fields]
     like = not differences
     content = {
@@ -74,6 +76,40 @@ def compare_reports(paths: Sequence[Path]) -> dict:
         "mismatches": differences,
     }
     return make_report(content, environment({}))
+
+
+def report_manifest(report: dict) -> dict | None:
+    """The report's comparability manifest; a baseline report, signed without one, gets it derived from its content."""
+    content = report["content"]
+    if "comparability" in content:
+        return content["comparability"]
+    if content.get("kind") == "baseline" and content.get("strategy_order"):
+        first = content["strategies"][content["strategy_order"][0]]["results"]
+        return manifest({**content, "primary_stratum": "probe_type"}, first, None)
+    return None
+
+
+def uses_encoder(report: dict) -> bool:
+    """True when any strategy, mode or system of the report names an encoder model in its config."""
+    content = report["content"]
+    for order, items in LAYOUTS:
+        if order in content:
+            return any(_names_model(content[items][name].get("config")) for name in content[order])
+    return content.get("model") is not None
+
+
+def _names_model(config) -> bool:
+    """True when a config (or any part of it) carries a `model` entry."""
+    if isinstance(config, dict):
+        return "model" in config or any(_names_model(v) for v in config.values())
+    if isinstance(config, list):
+        return any(_names_model(v) for v in config)
+    return False
+
+
+def _without_encoder(fields: dict) -> dict:
+    """A manifest without its encoder facts: they bind only when both reports rank with an encoder."""
+    return {k: v for k, v in fields.items() if k not in ("encoder", "dense_policy")}
 
 
 def _headline(report: dict) -> list[str]:

@@ -29,7 +29,9 @@ def systems_report(
     if len(set(names)) != len(names):
         from memrecall.errors import ConfigError
 
-        raise ConfigError(f"system names must differ: {', '.join(names)} (use --names)")
+        raise ConfigError(
+            f"system names must differ: {', '.join(names)} (compare: --names A,B; evaluate: --name; API: names=)"
+        )
     task = loaded.task
     content: dict = {
         "kind": "systems",
