@@ -41,6 +41,7 @@ class Benchmark:
     dense_policy: str
     ks: tuple[int, ...] = DEFAULT_KS
     default_data: Path | None = None
+    count_without_targets_by: tuple[str, ...] = ()
 
     def load(self, path: Path, **options: Any) -> Loaded:
         """The Task of a dataset file (loader options such as max_instances pass through).
@@ -66,7 +67,9 @@ class Benchmark:
         """The benchmark's single scoring policy: headline metrics first, then the rest, de-duplicated."""
         headline, others = self.metric_policy(tuple(ks or self.ks))
         metrics = tuple(dict.fromkeys([*headline, *others]))
-        return ScoringConfig(metrics, self.groupings, self.apart, seed, resamples)
+        return ScoringConfig(
+            metrics, self.groupings, self.apart, seed, resamples, count_without_targets_by=self.count_without_targets_by
+        )
 
     def resolve_data(self, data: Path | None) -> Path:
         """`data`, else the bundled default (working directory first, then the source checkout)."""
@@ -161,6 +164,7 @@ def _longmemeval(protocol: str, summary: str) -> Benchmark:
         row_keys=GENERIC_KEYS,
         require_full_rankings=False,
         dense_policy="windows",
+        count_without_targets_by=("abstention",),
     )
 
 

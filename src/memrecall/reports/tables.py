@@ -10,6 +10,8 @@ from rich.table import Table
 
 def cell(result: dict, metric: str, with_ci: bool) -> str:
     """`0.857 [0.80, 0.91]` or `0.857`."""
+    if metric not in result:
+        return "-"
     value = result[metric]
     text = f"{value['value']:.3f}"
     return f"{text} [{value['ci_low']:.2f}, {value['ci_high']:.2f}]" if with_ci else text
@@ -140,5 +142,13 @@ def harness_rows(report: dict, apart_suffix: str = "", key: str = "results") -> 
                 (mode, f"{label}: {group}{apart_suffix}", r)
                 for group, r in results[apart].items()
                 if group not in shown
+            )
+        for counted in (name for name in results if name.startswith("without_targets_by_")):
+            label = counted.removeprefix("without_targets_by_")
+            scored = results.get(f"apart_by_{label}", {})
+            rows.extend(
+                (mode, f"{label}: {group} (no gold target: counted, not scored){apart_suffix}", {"n": n})
+                for group, n in results[counted].items()
+                if group not in scored
             )
     return rows

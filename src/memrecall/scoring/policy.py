@@ -47,6 +47,7 @@ class ScoringConfig:
     seed: int = 0
     resamples: int = 2000
     confidence: float = 0.95
+    count_without_targets_by: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_bootstrap(self.seed, self.resamples)
@@ -125,6 +126,10 @@ def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfi
     scored = [q for q in task.queries if q.targets]
     values = per_query_values(task, rankings, metrics)
     results: dict = {"n_queries": len(task.queries), "n_without_targets": len(task.queries) - len(scored)}
+    for key in config.count_without_targets_by:
+        counts = _counts_without_targets(task, key)
+        if counts:
+            results[f"without_targets_by_{key}"] = counts
     headline = [i for i, q in enumerate(scored) if in_headline(q)]
     if len(headline) < len(scored):
         reasons: dict[str, int] = {}
@@ -139,6 +144,15 @@ def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfi
     for keys in config.apart_groupings:
         _group(results, "apart_" + grouping_name(keys), keys, scored, values, names, config)
     return results
+
+
+def _counts_without_targets(task: Task, key: str) -> dict[str, int]:
+    """How many target-less queries carry each value of stratum `key` (counted, never scored)."""
+    counts: dict[str, int] = {}
+    for query in task.queries:
+        if not query.targets and key in query.strata:
+            counts[query.strata[key]] = counts.get(query.strata[key], 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _group(results: dict, label: str, keys: Sequence[str], queries: list, values, names, config: ScoringConfig) -> None:
