@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set up .venv with memrecall and its test tools; safe to run again (it skips what is done).
 # torch is installed first, pinned and CPU-only, so that sentence-transformers never pulls a CUDA build.
-# Where it comes from: MEMRECALL_TORCH_INDEX, a pip index URL. The default, "auto", uses a local
-# torch wheel when pip's find-links (PIP_FIND_LINKS) holds one, and PyTorch's CPU wheel index otherwise.
+# Where it comes from: MEMRECALL_TORCH_INDEX, a pip index URL added beside pip's configured index. The
+# default, "auto", uses a local torch wheel when pip's find-links (PIP_FIND_LINKS) holds one, and PyTorch's
+# CPU wheel index (the one package URL written here) otherwise. Everything else comes from pip's configured index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TORCH_VERSION="2.13.0"
@@ -24,7 +25,9 @@ pip_install() { .venv/bin/python -m pip install --quiet --disable-pip-version-ch
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 if [ -n "$torch_index" ]; then
   echo "torch ${TORCH_VERSION} (CPU) from $torch_index" >&2
-  pip_install "torch==${TORCH_VERSION}" --index-url "$torch_index" --extra-index-url https://pypi.org/simple
+  # an extra index beside pip's configured one(s): torch's own dependencies still come from there, and
+  # the CPU build (2.13.0+cpu) sorts above a plain 2.13.0 under PEP 440, so pip takes it
+  pip_install "torch==${TORCH_VERSION}" --extra-index-url "$torch_index"
 else
   echo "torch ${TORCH_VERSION} from the local wheel source" >&2
   pip_install "torch==${TORCH_VERSION}"
