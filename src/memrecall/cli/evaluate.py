@@ -8,7 +8,7 @@ import click
 
 from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
 
-QUIET_OPTION = click.option("--quiet", is_flag=True, help="No tables; print only where the report went.")
+QUIET_OPTION = click.option("--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went.")
 BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
 
 
@@ -211,3 +211,17 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None, 
         hardest = hardest_for(report, read_jsonl(per_query))
     for path in write_report_card(report, out, hardest, unverified=unverified):
         click.echo(f"wrote {path}")
+
+
+def report_arguments(argv: list[str], default_report: str, default_out: str) -> list[str]:
+    """`memrecall report` arguments with REPORT and --out filled in where `argv` leaves them out."""
+    given, index = None, 0
+    while index < len(argv):
+        if argv[index] in ("--out", "--per-query"):
+            index += 2
+            continue
+        if not argv[index].startswith("-") and given is None:
+            given = argv[index]
+        index += 1
+    extra = [] if any(a == "--out" or a.startswith("--out=") for a in argv) else ["--out", default_out]
+    return ["report", *([] if given else [default_report]), *argv, *extra]
