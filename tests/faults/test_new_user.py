@@ -120,7 +120,9 @@ def test_a_dataset_of_another_format_is_named_with_the_command_for_it(tmp_path, 
     assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.parametrize("benchmark, given", [("locomo", "longmemeval"), ("longmemeval", "locomo"), ("epirec", "locomo")])
+@pytest.mark.parametrize(
+    "benchmark, given", [("locomo", "longmemeval"), ("longmemeval", "locomo"), ("epirec", "locomo")]
+)
 def test_run_names_a_dataset_of_another_format(tmp_path, benchmark, given):
     result = run("run", benchmark, "--system", "fts5", "--data", DATA_FILES[given], "--output", tmp_path / "r.json")
     assert_one_line_error(result, f"this looks like {'a LoCoMo' if given == 'locomo' else 'a LongMemEval'} file")
@@ -134,7 +136,7 @@ def test_report_given_a_rankings_or_data_file_says_what_it_is(tmp_path, lines):
     result = run("report", short, "--out", tmp_path / "card")
     assert_one_line_error(result, "this looks like a rankings file, not a memrecall report; use `memrecall evaluate")
     data = run("report", LOCOMO, "--out", tmp_path / "card")
-    assert_one_line_error(data, f"this looks like a LoCoMo file, not a memrecall report; use `memrecall locomo --data")
+    assert_one_line_error(data, "this looks like a LoCoMo file, not a memrecall report; use `memrecall locomo --data")
     assert not (tmp_path / "card").exists()
 
 
@@ -209,7 +211,9 @@ def test_compare_weighs_the_encoder_only_when_both_reports_use_one(tmp_path, emb
         assert run("locomo", *common, "--modes", modes, "--output", tmp_path / f"{name}.json").exit_code == 0
     assert run("run", "locomo", "--system", "fts5", *common, "--output", tmp_path / "run.json").exit_code == 0
     for first, second in (("fts5", "both"), ("both", "fts5"), ("fts5", "run"), ("dense", "run"), ("dense", "both")):
-        result = run("compare", tmp_path / f"{first}.json", tmp_path / f"{second}.json", "--output", tmp_path / "c.json")
+        result = run(
+            "compare", tmp_path / f"{first}.json", tmp_path / f"{second}.json", "--output", tmp_path / "c.json"
+        )
         assert result.exit_code == 0, (first, second, result.output)
         assert "comparison: like-for-like" in result.output and "encoder" not in result.output
 
@@ -222,7 +226,9 @@ def test_a_baseline_report_compares_like_for_like_with_a_run_of_the_same_release
         result = run("compare", *pair, "--output", tmp_path / "c.json")
         assert result.exit_code == 0, result.output
         assert "comparison: like-for-like" in result.output
-    v1 = run("compare", ROOT / "docs" / "baselines.json", ROOT / "docs" / "baselines_v1.json", "--output", tmp_path / "x")
+    v1 = run(
+        "compare", ROOT / "docs" / "baselines.json", ROOT / "docs" / "baselines_v1.json", "--output", tmp_path / "x"
+    )
     assert_one_line_error(v1, "not like-for-like: 2 comparability field(s) differ")
     assert "differs: protocol: '2.0' vs '1.0'" in v1.output and "comparability: 'absent'" not in v1.output
 
@@ -252,7 +258,9 @@ def test_an_abstention_question_always_has_its_row(tmp_path, path, protocol, sco
 @pytest.mark.parametrize("args", [["--out", "OUT"], [], ["REPORT", "--out", "OUT"], ["--out=OUT", "REPORT"]])
 def test_plot_overview_takes_out_alone_or_with_a_report(tmp_path, args):
     report = tmp_path / "b.json"
-    assert run("baseline", "--data", MINI_RELEASE, "--strategies", "hashing", "--quiet", "--output", report).exit_code == 0
+    assert (
+        run("baseline", "--data", MINI_RELEASE, "--strategies", "hashing", "--quiet", "--output", report).exit_code == 0
+    )
     values = [a.replace("OUT", str(tmp_path / "card")).replace("REPORT", str(report)) for a in args]
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "plot_overview.py"), *values],
@@ -279,9 +287,15 @@ def _implicit(episode) -> dict:
 
 CARD_VIOLATIONS = [
     (lambda e: _implicit(e).update(query="I was so happy."), "p01e01-i: implicit probe uses emotion-vocabulary words"),
-    (lambda e: _implicit(e).update(query="The lighthouse again."), "p01e01-i: implicit probe shares content-word stems"),
+    (
+        lambda e: _implicit(e).update(query="The lighthouse again."),
+        "p01e01-i: implicit probe shares content-word stems",
+    ),
     (lambda e: e["probes"].pop(), "p01e01: has 0 reflective_implicit probes, expected exactly 1"),
-    (lambda e: e["probes"].append(dict(e["probes"][0], id="extra")), "p01e01: has 2 factual probes, expected exactly 1"),
+    (
+        lambda e: e["probes"].append(dict(e["probes"][0], id="extra")),
+        "p01e01: has 2 factual probes, expected exactly 1",
+    ),
     (lambda e: e["probes"][1].update(id=e["probes"][0]["id"]), "duplicate probe id 'p01e01-f'"),
 ]
 
@@ -323,4 +337,3 @@ def test_no_package_registry_host_is_written_into_the_repository():
     bootstrap = (ROOT / "scripts" / "bootstrap.sh").read_text()
     assert re.findall(r"https://[^\s\"']+", bootstrap) == ["https://download.pytorch.org/whl/cpu"]
     assert "--index-url" not in bootstrap and '--extra-index-url "$torch_index"' in bootstrap
-

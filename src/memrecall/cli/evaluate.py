@@ -8,7 +8,9 @@ import click
 
 from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
 
-QUIET_OPTION = click.option("--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went.")
+QUIET_OPTION = click.option(
+    "--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went."
+)
 BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
 
 
@@ -172,13 +174,11 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool, quiet: bool = Fa
 )
 def report_command(report_path: Path, out: Path | None, per_query: Path | None, allow_unsigned: bool) -> None:
     """Render a report into PNG figures and a Markdown card."""
+    from memrecall.data.formats import wrong_format_hint
     from memrecall.data.jsonfile import read_json
-    from memrecall.errors import ConfigError
+    from memrecall.errors import ConfigError, MemrecallError
     from memrecall.reports.card import write_report_card
     from memrecall.reports.content import shape_problem, verify
-
-    from memrecall.data.formats import wrong_format_hint
-    from memrecall.errors import MemrecallError
 
     try:
         report = read_json(report_path)
