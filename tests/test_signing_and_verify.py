@@ -342,3 +342,21 @@ def test_report_state_is_exactly_one_of_the_four(checks, state):
 def test_a_file_that_is_not_a_report_fails_the_first_check():
     (check,) = verify_report({"hello": 1})
     assert (check.name, check.ok) == ("report", False)
+
+
+@pytest.mark.parametrize(
+    "signatures,expected",
+    [
+        ({"key_id": "x"}, "`signatures` is not a list"),
+        (["not an object"], "not a {key_id, public_key, signature} object"),
+        (
+            [{"key_id": "x", "public_key": "zz", "signature": "00"}],
+            "public_key or signature is not hex of the right length",
+        ),
+    ],
+)
+def test_malformed_signature_lists_and_entries_fail_their_check(baseline, signatures, expected):
+    report = {**read(baseline / "b.json"), "signatures": signatures}
+    checks = verify_report(report)
+    assert [c.ok for c in checks] == [True, False] and checks[-1].detail == expected
+    assert report_state(report, checks) == "UNVERIFIED"
