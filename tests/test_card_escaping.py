@@ -202,3 +202,16 @@ def test_escaped_text_keeps_plain_words_and_numbers_readable():
     )
     assert markdown_text("1. item") == "1\\. item" and markdown_text("- item") == "\\- item"
     assert markdown_code("a275f4549aec") == "`a275f4549aec`" and markdown_code("a`b") == "a\\`b"
+
+
+@pytest.mark.parametrize("name", ["[/]x", "[red]x[/red]", "[bold"])
+def test_a_system_name_that_looks_like_console_markup_is_printed_as_it_is(tmp_path, name):
+    from rich.console import Console
+
+    from memrecall.reports.tables import results_table
+
+    row = {"recall@3": {"value": 0.5, "ci_low": 0.25, "ci_high": 0.75}, "n": 4}
+    console = Console(width=120, record=True)
+    console.print(results_table(f"title {name}", [(name, "overall", row)], ["recall@3"]))
+    text = console.export_text()
+    assert text.count(name) == 2  # in the title and in the row

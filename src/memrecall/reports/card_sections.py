@@ -134,7 +134,8 @@ def hardest_card(hardest: list[dict] | None, k: int | None = None) -> list[str]:
         kind = (
             row["strata"].get("probe_type") or row["strata"].get("question_type") or row["strata"].get("category", "")
         )
-        text = row["text"] if len(row["text"]) <= 80 else row["text"][:77] + "..."
+        text = str(row["text"])
+        text = text if len(text) <= 80 else text[:77] + "..."
         cells = [row["query_id"], kind, text, row["best_rank"] or "absent"]
         rows.append([markdown_cell(c) for c in cells])
     return lines + markdown_table(["query", "type", "text", "best rank of any system"], rows) + [""]
