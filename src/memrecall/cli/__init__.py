@@ -55,7 +55,7 @@ def main(debug: bool) -> None:
 
 def _register_commands() -> None:
     """Attach the commands, each defined in its own module of this package."""
-    from memrecall.cli import baseline, corpus, evaluate, locomo, longmemeval, run
+    from memrecall.cli import baseline, corpus, evaluate, locomo, longmemeval, run, trust
 
     for command in (
         baseline.baseline,
@@ -63,6 +63,8 @@ def _register_commands() -> None:
         evaluate.evaluate,
         evaluate.compare,
         evaluate.report_command,
+        trust.verify,
+        trust.keys,
         longmemeval.longmemeval,
         locomo.locomo,
         corpus.validate,

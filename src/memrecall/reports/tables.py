@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -27,17 +28,18 @@ def results_table(
     label_width = sum(max([len(label), *(len(str(row[i])) for row in rows)]) + 3 for i, label in enumerate(labels))
     metrics, dropped = fit_metrics(list(metrics), label_width, console_width())
     caption = f"{len(dropped)} more metric(s) in the report: {', '.join(dropped)}" if dropped else None
-    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    table = Table(title=escape(title), title_justify="left", caption=caption, caption_justify="left")
     table.add_column(labels[0])
     table.add_column(labels[1])
     for i, metric in enumerate(metrics):
-        table.add_column(f"{metric} [95% CI]" if i == 0 else metric, justify="right")
+        table.add_column(escape(f"{metric} [95% CI]" if i == 0 else metric), justify="right")
     table.add_column("n", justify="right")
     previous = None
     for system, group, result in rows:
         label = system if system != previous else ""
         previous = system
-        table.add_row(label, group, *(cell(result, m, i == 0) for i, m in enumerate(metrics)), str(result["n"]))
+        values = (cell(result, m, i == 0) for i, m in enumerate(metrics))
+        table.add_row(escape(str(label)), escape(str(group)), *values, str(result["n"]))  # names never read as markup
     return table
 
 
@@ -111,13 +113,13 @@ def baseline_rows(report: dict) -> list[tuple[str, str, dict]]:
 
 def comparison_table(title: str, rows: Sequence[Sequence[str]], metrics: Sequence[str]) -> Table:
     """Paired differences: group, then 'diff [CI] p' per metric, then n."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=escape(title), title_justify="left")
     table.add_column("group")
     for metric in metrics:
-        table.add_column(f"{metric} diff, CI, p", justify="right")
+        table.add_column(escape(f"{metric} diff, CI, p"), justify="right")
     table.add_column("n", justify="right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(escape(str(value)) for value in row))
     return table
 
 
