@@ -58,7 +58,11 @@ def run_system(
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     adapter = adapt(system, name)
     run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor)
-    env = {"system_configs": {adapter.name: run.config}, "durations_seconds": {adapter.name: round(run.seconds, 3)}}
+    env = {
+        "system_configs": {adapter.name: run.config},
+        "durations_seconds": {adapter.name: round(run.seconds, 3)},
+        "cost": {adapter.name: run.cost},
+    }
     env.update(executor_facts(executor))
     report = systems_report(
         bench, loaded, [(adapter.name, run.rankings)], bench.scoring(seed=seed, resamples=resamples), env

@@ -48,11 +48,13 @@ def main() -> None:
 
 def _register_commands() -> None:
     """Attach the commands, each defined in its own module of this package."""
-    from memrecall.cli import baseline, corpus, evaluate, locomo, longmemeval, run
+    from memrecall.cli import baseline, corpus, evaluate, leaderboard, locomo, longmemeval, run, sweep
 
     for command in (
         baseline.baseline,
         run.run,
+        sweep.sweep,
+        leaderboard.leaderboard,
         evaluate.evaluate,
         evaluate.compare,
         evaluate.report_command,

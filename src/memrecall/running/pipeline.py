@@ -21,17 +21,20 @@ class SystemRun:
     config: dict
     rankings: dict[str, Ranking]
     seconds: float
+    cost: dict | None = None
 
 
 def rank_task(
     system: SystemAdapter, task: Task, require_full: bool, show_progress: bool = False, executor=None
 ) -> SystemRun:
     """Prepare, then index each store and rank its queries (where the executor says); check every ranking."""
+    from memrecall.running.cost import TimedSystem, run_cost
     from memrecall.running.executors import LocalExecutor
 
     executor = executor or LocalExecutor()
     started = time.perf_counter()
     system.prepare(task)
+    prepared, system = time.perf_counter() - started, TimedSystem(system)
     by_store: dict[str, list[Query]] = {}
     for query in task.queries:
         by_store.setdefault(query.store_id, []).append(query)
@@ -59,7 +62,8 @@ def rank_task(
     if problems:
         raise RankingsError(f"system {system.name}", problems)
     checked = {q.id: given.get(q.id, rankings[q.id]) for q in task.queries}
-    return SystemRun(system.name, system.config(), checked, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return SystemRun(system.name, system.config(), checked, seconds, run_cost(outputs, prepared, seconds))
 
 
 def _row(query: Query, output: Any) -> tuple[RankingRow | None, str | None]:
