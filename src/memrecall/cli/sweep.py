@@ -10,7 +10,9 @@ from memrecall.cli.common import bootstrap_options
 
 
 @click.command()
-@click.option("--systems", "systems_text", required=True, help="Comma list: built-in or registered names, or MODULE:ATTR.")
+@click.option(
+    "--systems", "systems_text", required=True, help="Comma list: built-in or registered names, or MODULE:ATTR."
+)
 @click.option(
     "--benchmarks",
     "benchmarks_text",
@@ -24,7 +26,8 @@ from memrecall.cli.common import bootstrap_options
     multiple=True,
     metavar="NAME=PATH",
     help="A benchmark's data file, repeatable: locomo=/path/locomo10.json, longmemeval=/path/longmemeval_s.json. "
-    "Needed for locomo, locomo-turn and the longmemeval benchmarks; epirec and epirec-v1 default to the bundled releases.",
+    "Needed for locomo, locomo-turn and the longmemeval benchmarks; epirec and epirec-v1 default to the "
+    "bundled releases.",
 )
 @click.option(
     "--out",
@@ -46,12 +49,14 @@ def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quie
     from memrecall.running.sweep import sweep as run_sweep
 
     systems = check_names(systems_text.split(","))
-    entries = sweep_benchmarks([b.strip() for b in benchmarks_text.split(",") if b.strip()], parse_data_options(data_values))
-    planned = {
-        f"{e.name}/{s}": list(output_paths(out, s, e.name).values()) for e in entries for s in systems
-    }
+    entries = sweep_benchmarks(
+        [b.strip() for b in benchmarks_text.split(",") if b.strip()], parse_data_options(data_values)
+    )
+    planned = {f"{e.name}/{s}": list(output_paths(out, s, e.name).values()) for e in entries for s in systems}
     summary = {kind: out / f"summary.{kind}" for kind in ("md", "csv", "tex")}
-    check_outputs({**planned, **{f"summary.{k}": p for k, p in summary.items()}}, [e.data for e in entries], {"--out": out})
+    check_outputs(
+        {**planned, **{f"summary.{k}": p for k, p in summary.items()}}, [e.data for e in entries], {"--out": out}
+    )
     outcomes = run_sweep(systems, entries, out, seed, resamples, say=(lambda _: None) if quiet else click.echo)
     rows = summary_rows(outcomes)
     atomic_write_text(summary["md"], markdown_summary(rows))

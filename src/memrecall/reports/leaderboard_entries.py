@@ -85,19 +85,19 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], Loaded]) -> Entry:
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{path}: not a readable JSON report: {exc}") from None
+        raise DatasetError(str(path), "", f"not a readable JSON report: {exc}") from None
     problem = shape_problem(report)
-    content = report.get("content", {})
+    content = report.get("content", {}) if isinstance(report, dict) else {}
     if problem is None and (content.get("kind") != "systems" or len(content.get("system_order", [])) != 1):
         problem = "not a one-system report (memrecall run or sweep writes those)"
     if problem is None and content.get("benchmark") not in BENCHMARKS:
         problem = f"unknown benchmark {content.get('benchmark')!r}"
     if problem:
-        raise DatasetError(f"{path}: {problem}")
+        raise DatasetError(str(path), "", problem)
     stem = path.name.removesuffix(".report.json")
     rankings = path.with_name(f"{stem}.rankings.jsonl")
     if not rankings.is_file():
-        raise DatasetError(f"{path}: its rankings file {rankings.name} is not beside it")
+        raise DatasetError(str(path), "", f"its rankings file {rankings.name} is not beside it")
     bench = get_benchmark(content["benchmark"])
     loaded = data.get((bench.name, content["task"]["source_sha256"]))
     checks = verify_report(report, rankings=(rankings,), data=loaded)
@@ -114,11 +114,11 @@ def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path) -
     if path.is_file():
         rows = read_scores(path)
         if computed is not None and rows != computed:
-            raise DatasetError(f"{path}: differs from the scores of its rankings on the data")
+            raise DatasetError(str(path), "", "differs from the scores of its rankings on the data")
     elif computed is not None:
         rows = computed
     else:
-        raise DatasetError(f"{entry.report_path}: no {path.name} beside it and no --data for {bench.name}")
+        raise DatasetError(str(entry.report_path), "", f"no {path.name} beside it and no --data for {bench.name}")
     _check_means(entry, rows, path)
     return rows
 
@@ -131,9 +131,13 @@ def _check_means(entry: Entry, rows: list[dict], path: Path) -> None:
         if row.get("group") is not None:
             groups.setdefault(str(row["group"]), []).append(row)
     for group, members in groups.items():
-        summary = entry.results.get("overall") if group == "overall" else entry.results.get(f"by_{stratum}", {}).get(group)
+        summary = (
+            entry.results.get("overall") if group == "overall" else entry.results.get(f"by_{stratum}", {}).get(group)
+        )
         for metric in entry.content["headline_metrics"]:
             expected = (summary or {}).get(metric, {}).get("value")
             mean = math.fsum(r["values"].get(metric, math.nan) for r in members) / max(1, len(members))
             if expected is None or not math.isclose(mean, expected, rel_tol=1e-9, abs_tol=1e-12):
-                raise DatasetError(f"{path}: {metric} mean over {group} is {mean:.6f}, the report says {expected}")
+                raise DatasetError(
+                    str(path), "", f"{metric} mean over {group} is {mean:.6f}, the report says {expected}"
+                )

@@ -36,7 +36,12 @@ def card_path(table: Table, entry: Entry) -> str:
 def page(title: str, body: list[str]) -> str:
     """A whole HTML document with our CSS and JavaScript inline."""
     head = f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html_text(title)}</title>\n'
-    return head + f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + f"\n<script>{JS}</script>\n</body>\n</html>\n"
+    return (
+        head
+        + f"<style>{CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + f"\n<script>{JS}</script>\n</body>\n</html>\n"
+    )
 
 
 def badge(state: str) -> str:
@@ -112,7 +117,10 @@ def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool,
     out += [f"<th>{html_text(name)}</th>" for name in names]
     out += ["</tr></thead>", "<tbody>"]
     for entry in entries:
-        cells = [f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>', f"<td>{badge(entry.state)}</td>"]
+        cells = [
+            f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>',
+            f"<td>{badge(entry.state)}</td>",
+        ]
         cells += [metric_cell(table, entry, g, m, tested) for g in table.groups for m in table.metrics]
         cells += cost_cells(entry)
         cells += [extra(entry)] if extra else []
@@ -130,8 +138,10 @@ def table_section(table: Table, site: Path) -> list[str]:
         f"randomisation test on per-query values, Holm-adjusted across the rows; separable when p<sub>Holm</sub> "
         f"&lt; {ALPHA}. Click a heading to sort.</p>"
     )
-    out.append(f'<img class="figure" src="figures/{html_attr(table.slug)}.svg" alt="{html_attr(table.title)}: '
-               f'{html_attr(table.primary)} against time per query">')
+    out.append(
+        f'<img class="figure" src="figures/{html_attr(table.slug)}.svg" alt="{html_attr(table.title)}: '
+        f'{html_attr(table.primary)} against time per query">'
+    )
     out += rows_table(table, table.rows, site, True, f"{table.slug}-main")
     if table.oracle:
         out.append("<h3>Oracle systems (they read gold labels; not ranked)</h3>")
@@ -140,7 +150,11 @@ def table_section(table: Table, site: Path) -> list[str]:
         fields = {e.system: f for e, f in table.apart}
         out.append("<h3>Not comparable (their comparability manifest differs from this table's reference)</h3>")
         out += rows_table(
-            table, [e for e, _ in table.apart], site, False, f"{table.slug}-apart",
+            table,
+            [e for e, _ in table.apart],
+            site,
+            False,
+            f"{table.slug}-apart",
             lambda e: "<td>" + html_text(", ".join(fields[e.system])) + "</td>",
         )
     return out
@@ -159,8 +173,11 @@ def index_page(tables: Sequence[Table], site: Path) -> str:
     ]
     for table in tables:
         body += table_section(table, site)
-    body += ['<h2 id="submit">How to submit</h2>', "<p>Two commands give a verifiable entry: a report with its "
-             "rankings, then this page rebuilt from the folder (it replays every entry whose data it has).</p>"]
+    body += [
+        '<h2 id="submit">How to submit</h2>',
+        "<p>Two commands give a verifiable entry: a report with its "
+        "rankings, then this page rebuilt from the folder (it replays every entry whose data it has).</p>",
+    ]
     body += [f"<pre><code>{html_text(command)}</code></pre>" for command in SUBMIT]
     return page("memrecall leaderboard", body)
 
@@ -171,7 +188,9 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
     metrics = content["scoring"]["metrics"]
     stratum = content.get("primary_stratum")
     body = [f"<h1>{html_text(entry.system)} on {html_text(table.title)}</h1>", f"<p>{badge(entry.state)}</p>", "<ul>"]
-    body += [f"<li>{'ok' if c.ok else 'FAILED'}: {html_text(c.name)} ({html_text(c.detail)})</li>" for c in entry.checks]
+    body += [
+        f"<li>{'ok' if c.ok else 'FAILED'}: {html_text(c.name)} ({html_text(c.detail)})</li>" for c in entry.checks
+    ]
     body += ["</ul>", "<h2>Results (95 % CI)</h2>", "<table><thead><tr><th>group</th><th>n</th>"]
     body += [f"<th>{html_text(m)}</th>" for m in metrics] + ["</tr></thead><tbody>"]
     groups = [("overall", entry.results.get("overall") or {})]
@@ -182,15 +201,23 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
             value = row.get(metric)
             cells.append(
                 f'<td class="num">{value["value"]:.3f} [{value["ci_low"]:.2f}, {value["ci_high"]:.2f}]</td>'
-                if value else '<td class="num">-</td>'
+                if value
+                else '<td class="num">-</td>'
             )
         body.append("<tr>" + "".join(cells) + "</tr>")
     body += ["</tbody></table>", "<h2>Cost (unsigned env)</h2>"]
     body.append(f"<pre>{html_text(json.dumps(entry.cost, indent=2, sort_keys=True))}</pre>")
-    body += ['<h2 id="config">Config (unsigned env)</h2>', f"<pre>{html_text(json.dumps(entry.config, indent=2, sort_keys=True))}</pre>"]
+    body += [
+        '<h2 id="config">Config (unsigned env)</h2>',
+        f"<pre>{html_text(json.dumps(entry.config, indent=2, sort_keys=True))}</pre>",
+    ]
     task = content["task"]
     facts = [
-        ("task", f"{task['name']} {task['version']}: {task['stores']} stores, {task['documents']} documents, {task['queries']} queries"),
+        (
+            "task",
+            f"{task['name']} {task['version']}: {task['stores']} stores, {task['documents']} documents, "
+            f"{task['queries']} queries",
+        ),
         ("data sha256", task["source_sha256"]),
         ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
         ("report fingerprint", entry.report.get("signature", "")),
@@ -217,6 +244,8 @@ def site_files(tables: Sequence[Table], site: Path) -> dict[str, bytes]:
             if path in files:
                 from memrecall.errors import DatasetError
 
-                raise DatasetError(f"{entry.report_path}: system name {entry.system!r} clashes with another's card")
+                raise DatasetError(
+                    str(entry.report_path), "", f"system name {entry.system!r} clashes with another's card"
+                )
             files[path] = card_page(table, entry, site).encode("utf-8")
     return dict(sorted(files.items()))

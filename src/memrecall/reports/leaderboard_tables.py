@@ -61,7 +61,11 @@ class Table:
     def cell(self, entry: Entry, group: str, metric: str) -> dict | None:
         """{value, ci_low, ci_high} of a metric in a group, or None."""
         results = entry.results
-        row = results.get("overall") if group == "overall" else results.get(f"by_{entry.content['primary_stratum']}", {}).get(group)
+        row = (
+            results.get("overall")
+            if group == "overall"
+            else results.get(f"by_{entry.content['primary_stratum']}", {}).get(group)
+        )
         return (row or {}).get(metric)
 
 
@@ -85,7 +89,7 @@ def build_tables(entries: Sequence[Entry]) -> list[Table]:
         for entry in members:
             if entry.system in seen:
                 raise DatasetError(
-                    f"{entry.report_path}: system {entry.system!r} is also in {seen[entry.system].report_path}"
+                    str(entry.report_path), "", f"system {entry.system!r} is also in {seen[entry.system].report_path}"
                 )
             seen[entry.system] = entry
         tables.append(_table(members))
@@ -165,7 +169,7 @@ def _against_best(table: Table, group: str) -> dict[tuple[str, str], Versus]:
     for entry in others:
         mine = _values(entry, group, table.primary)
         if set(mine) != set(base):
-            raise DatasetError(f"{entry.report_path}: its scored queries differ from {best.report_path}'s")
+            raise DatasetError(str(entry.report_path), "", f"its scored queries differ from {best.report_path}'s")
         ids = sorted(base)
         diff = np.array([mine[q] - base[q] for q in ids], dtype=np.float64)
         rng = group_rng(SEED, f"leaderboard:{table.slug}:{group}:{entry.system}")

@@ -36,7 +36,15 @@ def summary_rows(outcomes: Sequence) -> list[list[str]]:
             value = row.get(metric, {})
             numbers = [f"{value[k]:.3f}" if k in value else "" for k in ("value", "ci_low", "ci_high")]
             rows.append(
-                [outcome.entry, outcome.system, "ok", group, metric, *numbers, *("" if c is None else f"{c:g}" for c in costs)]
+                [
+                    outcome.entry,
+                    outcome.system,
+                    "ok",
+                    group,
+                    metric,
+                    *numbers,
+                    *("" if c is None else f"{c:g}" for c in costs),
+                ]
             )
     return rows
 

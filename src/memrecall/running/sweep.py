@@ -18,7 +18,10 @@ from pathlib import Path
 from memrecall.benchmarks import REPO_ROOT, get_benchmark
 from memrecall.errors import ConfigError, UsageError
 
-ALIASES = {"epirec-v1": ("epirec", Path("data") / "epirec_v1.json"), "epirec-v2": ("epirec", Path("data") / "epirec_v2.json")}
+ALIASES = {
+    "epirec-v1": ("epirec", Path("data") / "epirec_v1.json"),
+    "epirec-v2": ("epirec", Path("data") / "epirec_v2.json"),
+}
 
 
 @dataclass(frozen=True)
