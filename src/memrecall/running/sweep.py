@@ -156,3 +156,14 @@ def check_names(systems: Sequence[str]) -> list[str]:
         if "/" in name or name.startswith("."):
             raise ConfigError(f"--systems {name!r}: a name must not hold '/' or start with '.'")
     return names
+
+
+def outcomes_from_folder(folder: Path) -> list[PairOutcome]:
+    """The outcomes a folder of sweep outputs holds (FOLDER/ENTRY/SYSTEM.report.json), by entry then system."""
+    import json
+
+    out = []
+    for path in sorted(Path(folder).glob("*/*.report.json")):
+        report = json.loads(path.read_text(encoding="utf-8"))
+        out.append(PairOutcome(path.name.removesuffix(".report.json"), path.parent.name, report, None))
+    return out
