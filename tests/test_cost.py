@@ -83,3 +83,13 @@ def test_run_records_cost_in_env_only_and_the_fingerprint_does_not_move():
     text = canonical_json(result.report["content"])
     assert "latency" not in text and "peak_rss" not in text and "index_seconds" not in text
     assert all(isinstance(r, Ranking) for r in result.rankings["plain"].values())
+
+
+def test_the_report_card_shows_cost(tmp_path):
+    from memrecall.reports.card import write_report_card
+
+    result = run_system(Plain(), "epirec", data=MINI_RELEASE, resamples=200, name="a|b")
+    write_report_card(result.report, tmp_path)
+    card = (tmp_path / "README.md").read_text()
+    assert "## Cost" in card and "| a\\|b | " in card
+    assert "rank() timed per query" in card

@@ -13,6 +13,7 @@ from memrecall.reports.card_sections import (
     systems_card,
     value_cell,
 )
+from memrecall.reports.cost_card import cost_card
 from memrecall.reports.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
 from memrecall.reports.tables import harness_rows
 
@@ -148,7 +149,7 @@ def write_report_card(
         body = epirec_card(report, figures)
     else:
         figures, body = [], systems_card(report)
-    body = body + comparisons_card(report) + hardest_card(hardest)
+    body = body + comparisons_card(report) + hardest_card(hardest) + cost_card(report)
     title = f"# memrecall report card: {content['task']['name']} {content['task']['version']} ({kind})"
     if unverified:
         title += (

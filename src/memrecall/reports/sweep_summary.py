@@ -52,7 +52,7 @@ def summary_rows(outcomes: Sequence) -> list[list[str]]:
 def _markdown_cell(text: str) -> str:
     """A table cell with Markdown's active characters backslash-escaped and line breaks flattened."""
     out = " ".join(str(text).split())
-    for char in "\\`*_{}[]<>()#+!|~":
+    for char in "\\`*_{}[]<>|~":
         out = out.replace(char, "\\" + char)
     return out
 
