@@ -1,7 +1,8 @@
-"""Regenerate the committed reports and check that they sign the same: `python scripts/check_signatures.py`.
+"""Regenerate the committed reports and check their fingerprints are the same: `python scripts/check_signatures.py`.
 
 Run by .ci/run. The LoCoMo reports are checked too when ../shared/data/locomo10.json is present.
-Exit 1 naming every report whose signature differs from the committed one.
+Exit 1 naming every report whose content_sha256 differs from the committed one (old reports' `signature` key
+is read as the same fingerprint).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ LOCOMO_REPORTS = [
 
 
 def main() -> int:
-    """Regenerate each report into a temporary folder and compare signatures."""
+    """Regenerate each report into a temporary folder and compare fingerprints."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from memrecall.reports.fingerprint import report_fingerprint
     reports = REPORTS + (LOCOMO_REPORTS if LOCOMO.exists() else [])
     if not LOCOMO.exists():
         print(f"check_signatures: {LOCOMO} is not present; LoCoMo reports not checked", file=sys.stderr)
@@ -42,11 +45,11 @@ def main() -> int:
                 print(f"FAILED {committed}: {done.stderr.strip()}", file=sys.stderr)
                 failures += 1
                 continue
-            expected = json.loads((ROOT / committed).read_text(encoding="utf-8"))["signature"]
-            actual = json.loads(output.read_text(encoding="utf-8"))["signature"]
-            status = "ok" if actual == expected else "DIFFERS"
+            expected = report_fingerprint(json.loads((ROOT / committed).read_text(encoding="utf-8")))
+            actual = report_fingerprint(json.loads(output.read_text(encoding="utf-8")))
+            status = "ok" if actual is not None and actual == expected else "DIFFERS"
             failures += status != "ok"
-            print(f"{status} {committed}: committed {expected[:12]}, regenerated {actual[:12]}", file=sys.stderr)
+            print(f"{status} {committed}: committed {expected}, regenerated {actual}", file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -89,7 +89,7 @@ def test_same_inputs_give_a_byte_identical_report_content(baseline_run, tmp_path
     assert result.exit_code == 0
     first = json.loads((out / "report.json").read_text())
     second = json.loads((tmp_path / "again.json").read_text())
-    assert first["signature"] == second["signature"]
+    assert first["content_sha256"] == second["content_sha256"]
     assert json.dumps(first["content"], sort_keys=True) == json.dumps(second["content"], sort_keys=True)
 
 

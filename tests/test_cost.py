@@ -79,7 +79,7 @@ def test_run_records_cost_in_env_only_and_the_fingerprint_does_not_move():
         "peak_rss_scope",
     }
     again = run_system(Plain(), "epirec", data=MINI_RELEASE, resamples=200)
-    assert again.report["signature"] == result.report["signature"]
+    assert again.report["content_sha256"] == result.report["content_sha256"]
     text = canonical_json(result.report["content"])
     assert "latency" not in text and "peak_rss" not in text and "index_seconds" not in text
     assert all(isinstance(r, Ranking) for r in result.rankings["plain"].values())

@@ -74,7 +74,7 @@ def test_ray_encodes_and_ranks_the_fixture_exactly_as_local(ray_cluster, tmp_pat
         tmp_path, "ray", LME, ["fts5", "dense"], "--executor", "ray", "--workers", workers
     )
     assert ray_rankings == local_rankings and len(ray_rankings) == 2
-    assert ray_report["content"] == local["content"] and ray_report["signature"] == local["signature"]
+    assert ray_report["content"] == local["content"] and ray_report["content_sha256"] == local["content_sha256"]
     assert ray_report["env"]["executor"] == "ray" and ray_report["env"]["workers"] == int(workers)
     assert ray_report["env"]["texts_encoded"] == local["env"]["texts_encoded"] > 0
 
@@ -95,7 +95,7 @@ def test_ray_ranks_a_generated_s_shaped_file_exactly_as_local(ray_cluster, tmp_p
         shutil.copytree(tmp_path / "cache-local", tmp_path / f"cache-ray{workers}")
         report, rankings = _harness(tmp_path, f"ray{workers}", data, modes, "--executor", "ray", "--workers", workers)
         assert rankings == local_rankings and len(rankings) == 3
-        assert report["signature"] == local["signature"]
+        assert report["content_sha256"] == local["content_sha256"]
         assert report["env"]["texts_encoded"] == 0
     assert local["content"]["task"]["queries"] == 50
 
@@ -115,8 +115,8 @@ def test_a_plug_in_system_runs_on_ray_with_the_same_result(ray_cluster, tmp_path
     result = run(*args, "--output", tmp_path / "ray.json", "--executor", "ray", "--workers", "2")
     assert result.exit_code == 0, result.output
     assert (
-        json.loads((tmp_path / "ray.json").read_text())["signature"]
-        == json.loads((tmp_path / "local.json").read_text())["signature"]
+        json.loads((tmp_path / "ray.json").read_text())["content_sha256"]
+        == json.loads((tmp_path / "local.json").read_text())["content_sha256"]
     )
 
 

@@ -199,7 +199,7 @@ def test_same_data_and_options_give_a_byte_identical_report_content(harness_run,
         "--quiet",
     )
     assert again.exit_code == 0
-    assert json.loads((tmp_path / "r.json").read_text())["signature"] == first["signature"]
+    assert json.loads((tmp_path / "r.json").read_text())["content_sha256"] == first["content_sha256"]
 
 
 def test_bad_mode_is_one_clear_line(tmp_path):

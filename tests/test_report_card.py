@@ -41,7 +41,7 @@ def test_baseline_card_writes_valid_non_trivial_pngs(baseline_card):
 def test_markdown_numbers_match_the_report(baseline_card):
     report = json.loads((baseline_card / "report.json").read_text())
     card = (baseline_card / "card" / "README.md").read_text()
-    assert report["signature"] in card
+    assert report["content_sha256"] in card
     assert report["content"]["task"]["source_sha256"] in card
     for name in ("recency", "hashing", "fts5"):
         by_type = report["content"]["strategies"][name]["results"]["by_probe_type"]

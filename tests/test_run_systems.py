@@ -113,7 +113,7 @@ def test_outside_class_runs_on_every_benchmark_and_replays_through_evaluate(outs
     assert replay.exit_code == 0, replay.output
     replayed = json.loads((out / "replay.json").read_text())
     assert replayed["content"] == report["content"]
-    assert replayed["signature"] == report["signature"]
+    assert replayed["content_sha256"] == report["content_sha256"]
     rows = [json.loads(line) for line in (out / "pq.jsonl").read_text().splitlines()]
     assert len(rows) == report["content"]["task"]["queries"]
 
@@ -145,7 +145,11 @@ def test_per_query_rows_give_target_ranks_hits_and_top_ids(outside):
         "first_target_rank",
         "hit",
         "top",
+        "report_content_sha256",
+        "benchmark",
     }
+    report = json.loads((outside / "r.json").read_text())
+    assert (row["report_content_sha256"], row["benchmark"]) == (report["content_sha256"], "epirec")
     rank = row["target_ranks"]["t01e01"]
     assert row["first_target_rank"] == rank and row["hit"] == {"@1": rank <= 1, "@3": rank <= 3}
     assert len(row["top"]) == 4 and row["strata"]["probe_type"] == "factual"  # the mini stores hold 4 episodes

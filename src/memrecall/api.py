@@ -9,8 +9,7 @@ from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.data.model import Ranking
-from memrecall.data.rankings import check_rows, rankings_hint, read_rankings_file, rows_from_dicts
-from memrecall.errors import RankingsError
+from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
@@ -84,44 +83,8 @@ def evaluate_rankings(
     bench = _benchmark(benchmark)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     sources = [rows] if isinstance(rows, (str, Path)) or (rows and isinstance(rows[0], dict)) else list(rows)
-    if names and len(names) != len(sources):
-        raise RankingsError("--names", [f"{len(names)} name(s) for {len(sources)} rankings source(s)"])
-    runs, files, notes = [], {}, {}
-    for index, source in enumerate(sources):
-        if isinstance(source, (str, Path)):
-            text, files[str(source)] = read_rankings_file(Path(source))
-            parsed, problems, note = _parse_file(text, str(source), bench, loaded)
-            notes.update({str(source): note} if note else {})
-            label, default = str(source), Path(source).stem
-        else:
-            parsed, problems = rows_from_dicts(source)
-            label, default = "rankings", "system"
-        rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)
-        if problems or mismatches:
-            found = problems + mismatches
-            raise RankingsError(label, found, rankings_hint(found, len(parsed), bench.name))
-        runs.append(((names[index] if names else default), rankings))
+    runs, files, notes = checked_runs(sources, names, bench, loaded)
     env = {"rankings_files": files, **({"formats": notes} if notes else {})} if files else {}
     report = systems_report(bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples), env)
     per_query = [row for name, r in runs for row in per_query_rows(loaded.task, r, name, bench.ks)]
     return Result(report, dict(runs), per_query, loaded)
-
-
-def _parse_file(text: str, source: str, bench: Benchmark, loaded: Loaded) -> tuple[list, list[str], str | None]:
-    """Rows of a rankings file, or of an official LongMemEval retrieval log (noted with its granularity)."""
-    import json
-
-    from memrecall.data.rankings import parse_rankings_text
-    from memrecall.reports.official_log import is_official_log_line, read_official_log
-
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    if bench.name.startswith("longmemeval") and first.lstrip().startswith("{"):
-        try:
-            official = is_official_log_line(json.loads(first))
-        except json.JSONDecodeError:
-            official = False
-        if official:
-            rows, problems, detected = read_official_log(text.splitlines(), loaded.task)
-            return rows, problems, f"official LongMemEval retrieval log, {detected} corpus ids"
-    rows, problems = parse_rankings_text(text, source)
-    return rows, problems, None

@@ -73,9 +73,9 @@ def test_a_hand_edited_report_is_refused_unless_allowed_and_then_marked_unverifi
     report["content"]["systems"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
     (tmp_path / "r.json").write_text(json.dumps(report))
     refused = run("report", tmp_path / "r.json", "--out", tmp_path / "card")
-    assert_one_line_error(refused, "the signature does not match the content")
+    assert_one_line_error(refused, "UNVERIFIED: fingerprint: recorded")
     assert not (tmp_path / "card").exists()
-    allowed = run("report", tmp_path / "r.json", "--out", tmp_path / "card", "--allow-unsigned")
+    allowed = run("report", tmp_path / "r.json", "--out", tmp_path / "card", "--allow-unverified")
     assert allowed.exit_code == 0, allowed.output
     assert "**UNVERIFIED" in (tmp_path / "card" / "README.md").read_text()
 
@@ -124,5 +124,5 @@ def test_zeroed_vectors_in_the_embedding_cache_are_encoded_again_not_used(tmp_pa
     assert "5 damaged vector(s)" in result.output
     clean = json.loads((tmp_path / "clean.json").read_text())
     again = json.loads((tmp_path / "again.json").read_text())
-    assert again["signature"] == clean["signature"]
+    assert again["content_sha256"] == clean["content_sha256"]
     assert again["env"]["damaged_cache_rows_reencoded"] == 5 and again["env"]["texts_encoded"] == 5

@@ -48,7 +48,7 @@ def main() -> None:
 
 def _register_commands() -> None:
     """Attach the commands, each defined in its own module of this package."""
-    from memrecall.cli import baseline, corpus, evaluate, leaderboard, locomo, longmemeval, run, sweep
+    from memrecall.cli import baseline, corpus, evaluate, leaderboard, locomo, longmemeval, run, sweep, trust
 
     for command in (
         baseline.baseline,
@@ -58,6 +58,8 @@ def _register_commands() -> None:
         evaluate.evaluate,
         evaluate.compare,
         evaluate.report_command,
+        trust.verify,
+        trust.keys,
         longmemeval.longmemeval,
         locomo.locomo,
         corpus.validate,

@@ -14,6 +14,9 @@ from memrecall.cli.common import (
     finish_outputs,
     make_executor_from,
     output_options,
+    report_line,
+    sign_option,
+    write_report,
 )
 
 
@@ -32,7 +35,7 @@ from memrecall.cli.common import (
     type=click.Path(path_type=Path),
     default=Path("results/baselines.json"),
     show_default=True,
-    help="Where to write the signed JSON report.",
+    help="Where to write the JSON report.",
 )
 @click.option(
     "--export-rankings",
@@ -52,6 +55,7 @@ from memrecall.cli.common import (
 @bootstrap_options
 @output_options
 @executor_options
+@sign_option
 @click.option("--quiet", is_flag=True, help="No progress bars and no table; print only where the report went.")
 def baseline(
     data,
@@ -68,12 +72,13 @@ def baseline(
     ray_address,
     workers,
     device,
+    sign_key,
     quiet,
 ) -> None:
-    """Run reference retrievers on EpiRec; write a signed report."""
+    """Run reference retrievers on EpiRec; write a fingerprinted report (signed with --sign-key)."""
     from memrecall.benchmarks import get_benchmark
     from memrecall.data.rankings import rankings_rows
-    from memrecall.io import write_json, write_jsonl
+    from memrecall.io import write_jsonl
     from memrecall.outputs import check_outputs
     from memrecall.reports.tables import baseline_rows, print_table, results_table
     from memrecall.running.baseline import BaselineOptions, run_baseline
@@ -108,13 +113,13 @@ def baseline(
     if export_rankings:
         for name, rankings in run.rankings.items():
             write_jsonl(export_rankings / f"{name}.jsonl", rankings_rows(run.task, rankings, benchmark.row_keys))
-    write_json(output, run.report)
+    run.report = write_report(output, run.report, sign_key)
     if not quiet:
         content = run.report["content"]
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} probes"
         metrics = content["scoring"]["metrics"]
         print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type")))
-    click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
+    click.echo(report_line(output, run.report))
     if export_rankings:
         click.echo(f"rankings: {export_rankings}/<strategy>.jsonl")
     finish_outputs(run.report, all_per_query(run.task, run.rankings, benchmark.ks), per_query, report_dir)

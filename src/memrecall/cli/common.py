@@ -84,11 +84,59 @@ def output_options(function: Callable) -> Callable:
     )(function)
 
 
+def load_sign_key(ctx: click.Context, param: click.Parameter, value: Path | None):
+    """The private key of --sign-key (or $MEMRECALL_SIGN_KEY), read before any work runs."""
+    if value is None:
+        return None
+    from memrecall.errors import ConfigError
+    from memrecall.reports.signing import load_private_key
+
+    try:
+        return load_private_key(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+def sign_option(function: Callable) -> Callable:
+    """--sign-key FILE (or $MEMRECALL_SIGN_KEY): add an Ed25519 signature over the report's fingerprint."""
+    return click.option(
+        "--sign-key",
+        type=click.Path(dir_okay=False, path_type=Path),
+        envvar="MEMRECALL_SIGN_KEY",
+        default=None,
+        callback=load_sign_key,
+        help="Ed25519 private key (memrecall keys new) that signs the report's fingerprint [env: MEMRECALL_SIGN_KEY].",
+    )(function)
+
+
+def write_report(output: Path, report: dict, sign_key) -> dict:
+    """Sign the report when a key was given and write it; the written report comes back."""
+    from memrecall.io import write_json
+
+    if sign_key is not None:
+        from memrecall.reports.signing import sign_report
+
+        report = sign_report(report, sign_key)
+    write_json(output, report)
+    return report
+
+
+def report_line(output: Path, report: dict) -> str:
+    """`report: PATH (content_sha256 0123456789ab, signed by KEY_ID)`."""
+    from memrecall.reports.fingerprint import report_fingerprint
+
+    signers = ", ".join(s["key_id"] for s in report.get("signatures", []))
+    how = f"signed by {signers}" if signers else "not signed"
+    return f"report: {output} (content_sha256 {report_fingerprint(report)[:12]}, {how})"
+
+
 def finish_outputs(report: dict, rows: list[dict], per_query: Path | None, report_dir: Path | None) -> None:
-    """Write the per-query rows and the report card (with its hardest-queries table) when asked for."""
+    """Write the per-query rows (bound to the report) and the report card (with its hardest queries) when asked."""
     if per_query is not None:
         from memrecall.io import write_jsonl
+        from memrecall.reports.per_query_binding import bind_rows
 
+        rows = bind_rows(report, rows)
         write_jsonl(per_query, rows)
         click.echo(f"per-query results: {per_query} ({len(rows)} rows)")
     render_card(report, report_dir, hardest_for(report, rows))

@@ -6,16 +6,23 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
+from memrecall.cli.common import (
+    bootstrap_options,
+    card_file,
+    finish_outputs,
+    output_options,
+    report_line,
+    sign_option,
+    write_report,
+)
 
 BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
 
 
-def _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir) -> None:
+def _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir, key) -> None:
     """Score one or more rankings files with the benchmark's policy; print results and paired differences."""
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
-    from memrecall.io import write_json
     from memrecall.outputs import check_outputs
     from memrecall.reports.tables import comparison_table, print_table, results_table, systems_rows, table_metrics
     from memrecall.scoring.paired import comparison_rows
@@ -28,10 +35,9 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
         {"--report-dir": report_dir},
     )
     result = evaluate_rankings(list(files), benchmark, data, names, seed, resamples)
-    report = result.report
-    for source, note in report["env"].get("formats", {}).items():
+    for source, note in result.report["env"].get("formats", {}).items():
         click.echo(f"{source}: read as {note}", err=True)
-    write_json(output, report)
+    report = write_report(output, result.report, key)
     content = report["content"]
     metrics = table_metrics(content)
     title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
@@ -41,7 +47,7 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
         rows = comparison_rows(comparison["by_group"], metrics)
         heading = f"{comparison['system']} minus {first} (paired; p Holm-adjusted over {len(content['comparisons'])})"
         print_table(comparison_table(heading, rows, metrics))
-    click.echo(f"report: {output} (signature {report['signature'][:12]})")
+    click.echo(report_line(output, report))
     finish_outputs(report, result.per_query, per_query, report_dir)
 
 
@@ -69,12 +75,15 @@ def _names(text: str | None) -> list[str] | None:
 )
 @bootstrap_options
 @output_options
-def evaluate(rankings, benchmark_name, data, name, output, compare, seed, resamples, per_query, report_dir) -> None:
+@sign_option
+def evaluate(
+    rankings, benchmark_name, data, name, output, compare, seed, resamples, per_query, report_dir, sign_key
+) -> None:
     """Score a rankings file (JSONL or TREC run) strictly."""
     files = [rankings, compare] if compare else [rankings]
     names = [name or rankings.stem, compare.stem] if compare else ([name] if name else None)
     output = output or rankings.with_suffix(".report.json")
-    _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir)
+    _score_and_print(files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir, sign_key)
 
 
 @click.command()
@@ -96,21 +105,25 @@ def evaluate(rankings, benchmark_name, data, name, output, compare, seed, resamp
 )
 @bootstrap_options
 @output_options
-def compare(runs, names, benchmark_name, data, output, allow_mismatch, seed, resamples, per_query, report_dir) -> None:
-    """Compare systems: rankings files (paired, Holm-adjusted) or signed reports (manifests checked)."""
+@sign_option
+def compare(
+    runs, names, benchmark_name, data, output, allow_mismatch, seed, resamples, per_query, report_dir, sign_key
+) -> None:
+    """Compare systems: rankings files (paired, Holm-adjusted) or reports (verified, manifests checked)."""
     if len(runs) < 2:
         raise click.BadParameter("give at least two rankings files or reports", param_hint="RUNS")
     from memrecall.reports.compare_reports import is_report_file
 
     if all(is_report_file(path) for path in runs):
-        _compare_reports(runs, output, allow_mismatch)
+        _compare_reports(runs, output, allow_mismatch, sign_key)
         return
-    _score_and_print(runs, benchmark_name, data, _names(names), seed, resamples, output, per_query, report_dir)
+    _score_and_print(
+        runs, benchmark_name, data, _names(names), seed, resamples, output, per_query, report_dir, sign_key
+    )
 
 
-def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
+def _compare_reports(paths, output: Path, allow_mismatch: bool, sign_key) -> None:
     """Check the comparability manifests, print every mismatched field and each report's headline values."""
-    from memrecall.io import write_json
     from memrecall.outputs import check_outputs
     from memrecall.reports.compare_reports import compare_reports
 
@@ -131,8 +144,8 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
         for name, values in entry["headline"].items():
             cells = ", ".join(f"{m} {v:.3f}" for m, v in values.items())
             click.echo(f"  {entry['path_name']}: {name}: {cells}")
-    write_json(output, report)
-    click.echo(f"report: {output} (signature {report['signature'][:12]})")
+    report = write_report(output, report, sign_key)
+    click.echo(report_line(output, report))
 
 
 @click.command("report")
@@ -147,41 +160,72 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
     "--per-query",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="The run's per-query JSONL, for the card's hardest-queries table.",
+    help="The run's per-query JSONL, for the card's hardest-queries table (refused unless it is this report's).",
 )
 @click.option(
-    "--allow-unsigned",
-    is_flag=True,
-    help="Render a report whose signature does not match its content; the card is marked UNVERIFIED.",
+    "--key",
+    "trusted",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A public key you trust (repeat); the card says signed by it only when one of them signed.",
 )
-def report_command(report_path: Path, out: Path | None, per_query: Path | None, allow_unsigned: bool) -> None:
-    """Render a report into PNG figures and a Markdown card."""
+@click.option(
+    "--rankings",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The report's rankings (repeat, as for verify): replayed, and the card says replayed when they match.",
+)
+@click.option(
+    "--data", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, help="Data for the replay."
+)
+@click.option(
+    "--allow-unverified",
+    "--allow-unsigned",
+    "allow_unverified",
+    is_flag=True,
+    help="Render a report that fails verification (fingerprint, signature, key or replay); the card says UNVERIFIED.",
+)
+def report_command(
+    report_path: Path,
+    out: Path | None,
+    per_query: Path | None,
+    trusted: tuple[Path, ...],
+    rankings: tuple[Path, ...],
+    data: Path | None,
+    allow_unverified: bool,
+) -> None:
+    """Render a report into PNG figures and a Markdown card that says how far it is verified."""
     from memrecall.data.jsonfile import read_json
     from memrecall.errors import ConfigError
     from memrecall.reports.card import write_report_card
-    from memrecall.reports.content import shape_problem, verify
+    from memrecall.reports.content import shape_problem
+    from memrecall.reports.signing import load_public_key
+    from memrecall.reports.verification import report_state, verify_report
 
+    keys = [load_public_key(path) for path in trusted]
     report = read_json(report_path)
     problem = shape_problem(report)
     if problem:
         raise ConfigError(f"{report_path}: {problem}")
-    unverified = not verify(report)
-    if unverified and not allow_unsigned:
-        raise ConfigError(
-            f"{report_path}: the signature does not match the content (edited by hand?); "
-            "--allow-unsigned renders it marked UNVERIFIED"
-        )
-    if unverified:
-        click.echo(f"warning: {report_path}: signature does not match its content; card marked UNVERIFIED", err=True)
+    checks = verify_report(report, keys, rankings, data)
+    state = report_state(report, checks)
+    reason = f"{checks[-1].name}: {checks[-1].detail}"
+    if state == "UNVERIFIED" and not allow_unverified:
+        raise ConfigError(f"{report_path}: UNVERIFIED: {reason}; --allow-unverified renders it marked UNVERIFIED")
+    if state == "UNVERIFIED":
+        click.echo(f"warning: {report_path}: UNVERIFIED ({reason}); card marked UNVERIFIED", err=True)
     out = out or report_path.with_name(report_path.stem + "_card")
     from memrecall.outputs import check_outputs
 
-    check_outputs({"--out": out / "README.md"}, [report_path, per_query], {"--out": out})
+    check_outputs({"--out": out / "README.md"}, [report_path, per_query, *rankings, data], {"--out": out})
     hardest = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for
         from memrecall.data.jsonfile import read_jsonl
+        from memrecall.reports.per_query_binding import check_binding
 
-        hardest = hardest_for(report, read_jsonl(per_query))
-    for path in write_report_card(report, out, hardest, unverified=unverified):
+        rows = read_jsonl(per_query)
+        check_binding(report, rows, str(per_query))
+        hardest = hardest_for(report, rows)
+    for path in write_report_card(report, out, hardest, state=state, reason=reason):
         click.echo(f"wrote {path}")

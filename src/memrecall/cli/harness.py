@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import RESAMPLES_TYPE, SEED_TYPE, executor_options, make_executor_from
+from memrecall.cli.common import RESAMPLES_TYPE, SEED_TYPE, executor_options, make_executor_from, sign_option
 
 
 def _int_list(text: str) -> list[int]:
@@ -123,14 +123,14 @@ def harness_options(function: Callable) -> Callable:
     ]
     for option in reversed(options):
         function = option(function)
-    return executor_options(function)
+    return executor_options(sign_option(function))
 
 
 def run_and_print(benchmark, loaded, options, params: dict, title: str, default_output: Path, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
-    from memrecall.cli.common import all_per_query, finish_outputs
+    from memrecall.cli.common import all_per_query, finish_outputs, report_line, write_report
     from memrecall.data.rankings import rankings_rows
-    from memrecall.io import write_json, write_jsonl
+    from memrecall.io import write_jsonl
     from memrecall.reports.tables import harness_rows, print_table, results_table
     from memrecall.running.harness import coverage_failures, run_harness
 
@@ -141,7 +141,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, default_
     options.executor = make_executor_from(params["executor"], params["workers"], params["ray_address"])
     run = run_harness(benchmark, loaded, options)
     output = params["output"] or default_output
-    write_json(output, run.report)
+    run.report = write_report(output, run.report, params["sign_key"])
     for mode, path in export_paths(params["export_rankings"], options.modes).items():
         write_jsonl(path, rankings_rows(loaded.task, run.rankings[mode], benchmark.row_keys))
         click.echo(f"rankings: {path}")
@@ -155,7 +155,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, default_
         if session_rows:
             heading = "the same run at session level (turn -> session, LongMemEval's effective-k rule)"
             print_table(results_table(heading, session_rows, metrics, ("mode", "group")))
-    click.echo(f"report: {output} (signature {run.report['signature'][:12]})")
+    click.echo(report_line(output, run.report))
     rows = all_per_query(loaded.task, run.rankings, options.ks)
     finish_outputs(run.report, rows, params["per_query"], params["report_dir"])
     if floor:

@@ -13,6 +13,9 @@ from memrecall.cli.common import (
     finish_outputs,
     make_executor_from,
     output_options,
+    report_line,
+    sign_option,
+    write_report,
 )
 
 
@@ -41,6 +44,7 @@ from memrecall.cli.common import (
 @bootstrap_options
 @output_options
 @executor_options
+@sign_option
 @click.option("--quiet", is_flag=True, help="No progress bar and no table.")
 def run(
     benchmark_name,
@@ -60,6 +64,7 @@ def run(
     ray_address,
     workers,
     device,
+    sign_key,
     quiet,
 ) -> None:
     """Run a system on a benchmark; its rankings are checked like a rankings file."""
@@ -67,7 +72,7 @@ def run(
     from memrecall.benchmarks import get_benchmark
     from memrecall.data.rankings import rankings_rows
     from memrecall.encoding.encoders import SharedEncoder
-    from memrecall.io import write_json, write_jsonl
+    from memrecall.io import write_jsonl
     from memrecall.outputs import check_outputs
     from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.systems.contract import adapt
@@ -107,8 +112,7 @@ def run(
         loaded=loaded,
         executor=where,
     )
-    report = result.report
-    write_json(output, report)
+    report = write_report(output, result.report, sign_key)
     ((system_name, rankings),) = result.rankings.items()
     if export_rankings:
         write_jsonl(export_rankings, rankings_rows(loaded.task, rankings, benchmark.row_keys))
@@ -125,5 +129,5 @@ def run(
         metrics = table_metrics(content)
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
         print_table(results_table(title, systems_rows(report), metrics))
-    click.echo(f"report: {output} (signature {report['signature'][:12]})")
+    click.echo(report_line(output, report))
     finish_outputs(report, result.per_query, per_query, report_dir)

@@ -7,6 +7,7 @@ from pathlib import Path
 from memrecall.io import atomic_write_text
 from memrecall.reports.card_sections import (
     comparisons_card,
+    figure_lines,
     hardest_card,
     markdown_table,
     sufficiency_table,
@@ -14,12 +15,16 @@ from memrecall.reports.card_sections import (
     value_cell,
 )
 from memrecall.reports.cost_card import cost_card
+from memrecall.reports.escape import markdown_cell as cell
+from memrecall.reports.escape import markdown_code as code
+from memrecall.reports.escape import markdown_text
 from memrecall.reports.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
+from memrecall.reports.fingerprint import report_fingerprint
 from memrecall.reports.tables import harness_rows
 
 
-def provenance(report: dict) -> list[str]:
-    """The provenance block: data, model, version, bootstrap, signature."""
+def provenance(report: dict, state: str) -> list[str]:
+    """The provenance block: data, model, version, bootstrap, fingerprint, signatures, verification."""
     content = report["content"]
     task = content["task"]
     model = content.get("model")
@@ -27,25 +32,35 @@ def provenance(report: dict) -> list[str]:
     rows = [
         [
             "task",
-            f"{task['name']} {task['version']} ({task['stores']} stores, {task['documents']} documents, "
-            f"{task['queries']} queries)",
+            f"{cell(task['name'])} {cell(task['version'])} ({cell(task.get('stores'))} stores, "
+            f"{cell(task.get('documents'))} documents, {cell(task['queries'])} queries)",
         ],
-        ["data sha256", f"`{task['source_sha256']}`"],
+        ["data sha256", code(task.get("source_sha256"))],
     ]
     for name in content.get("system_order", []):
-        rows.append([f"rankings sha256 ({name})", f"`{content['systems'][name]['rankings_sha256']}`"])
+        rows.append([f"rankings sha256 ({cell(name)})", code(content["systems"][name].get("rankings_sha256"))])
     if model:
-        rows.append(["model", f"{model['id']}, weights sha256 `{model['weights_sha256']}`"])
+        rows.append(["model", f"{cell(model.get('id'))}, weights sha256 {code(model.get('weights_sha256'))}"])
     rows += [
         [
             "bootstrap",
-            f"{bootstrap['method']}, {bootstrap['resamples']} resamples of {bootstrap['unit']}-level values, "
-            f"seed {bootstrap['seed']}, {bootstrap['confidence']:.0%} CI",
+            f"{cell(bootstrap.get('method'))}, {cell(bootstrap.get('resamples'))} resamples of "
+            f"{cell(bootstrap.get('unit'))}-level values, seed {cell(bootstrap.get('seed'))}, "
+            f"{cell(_percent(bootstrap.get('confidence')))} CI",
         ],
-        ["memrecall version", content["memrecall_version"]],
-        ["report signature", f"`{report['signature']}`"],
+        ["memrecall version", cell(content.get("memrecall_version"))],
+        ["report fingerprint (content sha256)", code(report_fingerprint(report))],
     ]
+    for entry in report.get("signatures") or []:
+        if isinstance(entry, dict):
+            rows.append([f"signature by {cell(entry.get('key_id'))}", f"public key {code(entry.get('public_key'))}"])
+    rows.append(["verification", cell(state)])
     return ["## Provenance", "", *markdown_table(["field", "value"], rows), ""]
+
+
+def _percent(value) -> str:
+    """`0.95` -> `95%`; anything else as it is."""
+    return f"{value:.0%}" if isinstance(value, (int, float)) else str(value)
 
 
 def epirec_card(report: dict, figures: list[Path]) -> list[str]:
@@ -55,7 +70,7 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
     primary = content["primary_metric"]
     systems = epirec_systems(report)
     lines = [
-        f"## {primary} by probe type (95% CI)",
+        f"## {cell(primary)} by probe type (95% CI)",
         "",
         "The three probe types are shown side by side; no single number is the headline.",
         "",
@@ -64,7 +79,7 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
         ["strategy", *PROBE_TYPES, "overall"],
         [
             [
-                name,
+                cell(name),
                 *(value_cell(r.get("by_probe_type", {}).get(t), primary) for t in PROBE_TYPES),
                 value_cell(r.get("overall"), primary),
             ]
@@ -72,11 +87,11 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
         ],
     )
     for metric in metrics[1:]:
-        lines += ["", f"### {metric} by probe type", ""]
+        lines += ["", f"### {cell(metric)} by probe type", ""]
         lines += markdown_table(
             ["strategy", *PROBE_TYPES],
             [
-                [name, *(value_cell(r.get("by_probe_type", {}).get(t), metric, False) for t in PROBE_TYPES)]
+                [cell(name), *(value_cell(r.get("by_probe_type", {}).get(t), metric, False) for t in PROBE_TYPES)]
                 for name, r in systems
             ],
         )
@@ -84,61 +99,79 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
         ("by_probe_type_x_intensity_band", BANDS, "intensity band"),
         ("by_probe_type_x_age_bucket", AGES, "age bucket"),
     ):
-        lines += ["", f"## {primary} by probe type and {label}", ""]
+        lines += ["", f"## {cell(primary)} by probe type and {label}", ""]
         header = ["strategy", *(f"{t} / {g}" for t in PROBE_TYPES for g in groups)]
         lines += markdown_table(
             header,
             [
                 [
-                    name,
+                    cell(name),
                     *(value_cell(r.get(key, {}).get(f"{t}/{g}"), primary, False) for t in PROBE_TYPES for g in groups),
                 ]
                 for name, r in systems
             ],
         )
-    return lines + ["", "## Figures", "", *(f"![{p.stem.replace('_', ' ')}]({p.name})" for p in figures), ""]
+    return lines + figure_lines(figures)
 
 
 def harness_card(report: dict, figures: list[Path]) -> list[str]:
     """Headline metrics per mode and group, coverage, token efficiency, dataset notes; figures."""
     content = report["content"]
     metrics = [*content["headline_metrics"], "mrr"]
-    lines = [f"## Results (headline metric {content['primary_metric']}, 95% CI on the first column)", ""]
+    lines = [f"## Results (headline metric {cell(content['primary_metric'])}, 95% CI on the first column)", ""]
     rows = [
-        [mode, group, *(value_cell(row, m, i == 0) for i, m in enumerate(metrics)), str(row["n"])]
+        [cell(mode), cell(group), *(value_cell(row, m, i == 0) for i, m in enumerate(metrics)), cell(row["n"])]
         for mode, group, row in harness_rows(report, apart_suffix=" (apart)")
     ]
-    lines += markdown_table(["mode", "group", *metrics, "n"], rows)
+    lines += markdown_table(["mode", "group", *map(cell, metrics), "n"], rows)
     for mode in content["mode_order"]:
         entry = content["modes"][mode]
         left_out = entry["results"].get("left_out_of_headline")
         if left_out:
-            lines += ["", f"{mode}: left out of the headline: " + ", ".join(f"{k} {v}" for k, v in left_out.items())]
+            left = ", ".join(f"{cell(k)} {cell(v)}" for k, v in left_out.items())
+            lines += ["", f"{markdown_text(mode)}: left out of the headline: {left}"]
         if "sufficiency" in entry:
             lines += sufficiency_table(mode, entry["sufficiency"])
         if "coverage" in entry:
             cov = entry["coverage"]
-            lines += ["", f"### {mode}: gold coverage down to depth {cov['depth']}", ""]
+            lines += ["", f"### {cell(mode)}: gold coverage down to depth {cell(cov['depth'])}", ""]
             lines += markdown_table(
-                ["k", "any gold", "all gold"], [[k, f"{cov['any'][k]:.3f}", f"{cov['all'][k]:.3f}"] for k in cov["any"]]
+                ["k", "any gold", "all gold"],
+                [[cell(k), f"{cov['any'][k]:.3f}", f"{cov['all'][k]:.3f}"] for k in cov["any"]],
             )
     if content.get("dataset", {}).get("oracle_split"):
         lines = ["**Oracle split: retrieval is trivial; do not quote these numbers.**", "", *lines]
     for mode in content["mode_order"]:
         session = content["modes"][mode].get("turn_to_session_results")
         if session and "overall" in session:
-            cells = ", ".join(f"{m} {session['overall'][m]['value']:.3f}" for m in content["headline_metrics"])
-            lines += ["", f"{mode}, turn -> session (LongMemEval's effective-k rule), overall: {cells}"]
+            cells = ", ".join(f"{cell(m)} {session['overall'][m]['value']:.3f}" for m in content["headline_metrics"])
+            lines += ["", f"{markdown_text(mode)}, turn -> session (LongMemEval's effective-k rule), overall: {cells}"]
     issues = content.get("dataset", {}).get("evidence_issue_counts")
     if issues:
-        lines += ["", "Evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in issues.items())]
-    return lines + ["", "## Figures", "", *(f"![{p.stem.replace('_', ' ')}]({p.name})" for p in figures), ""]
+        lines += ["", "Evidence ids handled: " + ", ".join(f"{cell(k)} {cell(v)}" for k, v in issues.items())]
+    return lines + figure_lines(figures)
 
 
 def write_report_card(
-    report: dict, out: Path, hardest: list[dict] | None = None, unverified: bool = False
+    report: dict,
+    out: Path,
+    hardest: list[dict] | None = None,
+    unverified: bool = False,
+    state: str | None = None,
+    reason: str = "",
 ) -> list[Path]:
-    """Figures and README.md for the report into `out` (with a hardest-queries table when given)."""
+    """Figures and README.md for the report into `out` (with a hardest-queries table when given).
+
+    `state` is the report's verification state (memrecall.reports.verification.report_state); without one it
+    is worked out from the report alone (fingerprint and signatures), or UNVERIFIED when `unverified`.
+    """
+    from memrecall.reports.verification import report_state, state_meaning, verify_report
+
+    if state is None:
+        checks = verify_report(report)
+        state = "UNVERIFIED" if unverified else report_state(report, checks)
+        failed = [check for check in checks if not check.ok]
+        reason = reason or (f"{failed[0].name}: {failed[0].detail}" if failed else "marked unverified by the caller")
     content = report["content"]
     kind = content.get("kind", content["task"]["name"])
     if "modes" in content:
@@ -150,11 +183,12 @@ def write_report_card(
     else:
         figures, body = [], systems_card(report)
     body = body + comparisons_card(report) + hardest_card(hardest) + cost_card(report)
-    title = f"# memrecall report card: {content['task']['name']} {content['task']['version']} ({kind})"
-    if unverified:
-        title += (
-            "\n\n**UNVERIFIED: the report's signature does not match its content; these numbers may have been edited.**"
-        )
+    task = content["task"]
+    title = f"# memrecall report card: {cell(task['name'])} {cell(task['version'])} ({cell(kind)})"
+    if state == "UNVERIFIED":
+        title += f"\n\n**UNVERIFIED: {cell(reason)}; these numbers may have been edited.**"
+    else:
+        title += f"\n\nVerification: **{cell(state)}**: {state_meaning(state)} (`memrecall verify` checks it)."
     card = out / "README.md"
-    atomic_write_text(card, "\n".join([title, "", *provenance(report), *body]))
+    atomic_write_text(card, "\n".join([title, "", *provenance(report, state), *body]))
     return [*figures, card]

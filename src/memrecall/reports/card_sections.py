@@ -2,34 +2,56 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from memrecall.reports.escape import markdown_cell, markdown_link_target, markdown_text
+
 
 def value_cell(row: dict, metric: str, with_ci: bool = True) -> str:
     """`0.935 [0.89, 0.97]` (three decimals, CI to two) or `-` when absent."""
     if not row or metric not in row:
         return "-"
-    value = row[metric]
-    return (
-        f"{value['value']:.3f} [{value['ci_low']:.2f}, {value['ci_high']:.2f}]" if with_ci else f"{value['value']:.3f}"
-    )
+    value = row[metric] if isinstance(row[metric], dict) else {"value": row[metric]}
+    shown = number(value.get("value"), ".3f")
+    if not with_ci:
+        return shown
+    return f"{shown} [{number(value.get('ci_low'), '.2f')}, {number(value.get('ci_high'), '.2f')}]"
+
+
+def number(value, spec: str) -> str:
+    """A number formatted by `spec`; anything else (a hand-edited report) escaped as text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format(value, spec)
+    return markdown_cell(value)
 
 
 def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table."""
+    """A Markdown table of cells already escaped (markdown_cell); a row of the wrong width is an error."""
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"a table row has {len(row)} cells for {len(header)} columns")
     return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def figure_lines(figures: list[Path]) -> list[str]:
+    """The Figures section: one image per figure file, alt text and link target escaped."""
+    images = [f"![{markdown_text(p.stem.replace('_', ' '))}]({markdown_link_target(p.name)})" for p in figures]
+    return ["", "## Figures", "", *images, ""]
 
 
 def sufficiency_table(mode: str, block: dict) -> list[str]:
     """Evidence sufficiency by group: any, all and latest gold within k; missing and partial evidence."""
     ks = block["ks"]
     has_latest = any("latest" in row for row in block["by_group"].values())
-    header = ["group", "n", *(f"any@{k}" for k in ks), *(f"all@{k}" for k in ks)]
-    header += [f"latest@{k}" for k in ks] if has_latest else []
-    header += ["worst rank (median)", f"missing at {block['depth']}", f"partial at {block['depth']}"]
+    depth = markdown_cell(block["depth"])
+    header = ["group", "n", *(markdown_cell(f"any@{k}") for k in ks), *(markdown_cell(f"all@{k}") for k in ks)]
+    header += [markdown_cell(f"latest@{k}") for k in ks] if has_latest else []
+    header += ["worst rank (median)", f"missing at {depth}", f"partial at {depth}"]
     rows = []
     for group, row in block["by_group"].items():
         cells = [
-            group,
-            str(row["n"]),
+            markdown_cell(group),
+            markdown_cell(row["n"]),
             *(f"{row['any'][str(k)]:.2f}" for k in ks),
             *(f"{row['all'][str(k)]:.2f}" for k in ks),
         ]
@@ -38,11 +60,12 @@ def sufficiency_table(mode: str, block: dict) -> list[str]:
         median = row["worst_required_rank"]["median"]
         cells += [
             f"{median:g}" if median is not None else "absent",
-            str(row["missing_evidence"]),
-            str(row["partial_evidence"]),
+            markdown_cell(row["missing_evidence"]),
+            markdown_cell(row["partial_evidence"]),
         ]
         rows.append(cells)
-    title = f"### {mode}: evidence sufficiency (latest = the gold session with the latest date, knowledge-update)"
+    note = "latest = the gold session with the latest date, knowledge-update"
+    title = f"### {markdown_text(mode)}: evidence sufficiency ({note})"
     return ["", title, "", *markdown_table(header, rows)]
 
 
@@ -51,15 +74,18 @@ def systems_card(report: dict) -> list[str]:
     content = report["content"]
     stratum = content.get("primary_stratum")
     metrics = content["scoring"]["metrics"]
-    lines = [f"## Results (primary metric {content['primary_metric']}, 95% CI on the first column)", ""]
+    lines = [f"## Results (primary metric {markdown_text(content['primary_metric'])}, 95% CI on the first column)", ""]
     rows = []
     for name in content["system_order"]:
         results = content["systems"][name]["results"]
         groups = [("overall", results.get("overall")), *(results.get(f"by_{stratum}", {}).items() if stratum else [])]
         rows += [
-            [name, g, *(value_cell(r, m, i == 0) for i, m in enumerate(metrics)), str(r["n"])] for g, r in groups if r
+            [markdown_cell(name), markdown_cell(g), *(value_cell(r, m, i == 0) for i, m in enumerate(metrics))]
+            + [markdown_cell(r["n"])]
+            for g, r in groups
+            if r
         ]
-    return lines + markdown_table(["system", "group", *metrics, "n"], rows) + [""]
+    return lines + markdown_table(["system", "group", *map(markdown_cell, metrics), "n"], rows) + [""]
 
 
 def comparisons_card(report: dict) -> list[str]:
@@ -72,20 +98,21 @@ def comparisons_card(report: dict) -> list[str]:
         return []
     primary = content["primary_metric"]
     first = content["system_order"][0]
-    lines = [f"## Paired differences against {first} ({primary})", "", content.get("comparison_test", ""), ""]
+    heading = f"## Paired differences against {markdown_text(first)} ({markdown_text(primary)})"
+    lines = [heading, "", markdown_text(content.get("comparison_test", "")), ""]
     rows = []
     for comparison in comparisons:
         for group, row in comparison["by_group"].items():
             cell = row[primary]
             rows.append(
                 [
-                    f"{comparison['system']} - {first}",
-                    group,
+                    markdown_cell(f"{comparison['system']} - {first}"),
+                    markdown_cell(group),
                     f"{cell['difference']:+.3f}",
                     f"[{cell['ci_low']:+.3f}, {cell['ci_high']:+.3f}]",
                     format_p(cell["p_value"]),
                     format_p(cell.get("p_holm", cell["p_value"])),
-                    str(row["n"]),
+                    markdown_cell(row["n"]),
                 ]
             )
     return lines + markdown_table(["comparison", "group", "difference", "95% CI", "p", "p (Holm)", "n"], rows) + [""]
@@ -108,5 +135,6 @@ def hardest_card(hardest: list[dict] | None, k: int | None = None) -> list[str]:
             row["strata"].get("probe_type") or row["strata"].get("question_type") or row["strata"].get("category", "")
         )
         text = row["text"] if len(row["text"]) <= 80 else row["text"][:77] + "..."
-        rows.append([row["query_id"], kind, text.replace("|", "/"), str(row["best_rank"] or "absent")])
+        cells = [row["query_id"], kind, text, row["best_rank"] or "absent"]
+        rows.append([markdown_cell(c) for c in cells])
     return lines + markdown_table(["query", "type", "text", "best rank of any system"], rows) + [""]

@@ -1,4 +1,4 @@
-"""Compare signed reports: like-for-like only when their comparability manifests agree field by field."""
+"""Compare reports: verified first, like-for-like only when their comparability manifests agree field by field."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from pathlib import Path
 from memrecall.data.jsonfile import read_json
 from memrecall.errors import ConfigError
 from memrecall.reports.comparability import mismatches
-from memrecall.reports.content import LAYOUTS, environment, make_report, shape_problem, verify
+from memrecall.reports.content import LAYOUTS, environment, make_report, shape_problem
+from memrecall.reports.fingerprint import report_fingerprint
 
 
 def is_report_file(path: Path) -> bool:
-    """True when the file is a JSON object with content and signature (a memrecall report)."""
+    """True when the file is a JSON object with content and a fingerprint (a memrecall report)."""
     try:
         with open(path, "rb") as handle:
             if handle.read(1) != b"{":
@@ -20,7 +21,7 @@ def is_report_file(path: Path) -> bool:
         value = read_json(path)
     except Exception:  # noqa: BLE001 - anything unreadable is simply not a report here
         return False
-    return isinstance(value, dict) and "content" in value and "signature" in value
+    return isinstance(value, dict) and "content" in value and report_fingerprint(value) is not None
 
 
 def entries(report: dict) -> list[tuple[str, dict]]:
@@ -33,15 +34,18 @@ def entries(report: dict) -> list[tuple[str, dict]]:
 
 
 def compare_reports(paths: Sequence[Path]) -> dict:
-    """A signed comparison of reports: the manifest fields that differ and each system's headline values."""
+    """A comparison of verified reports: the manifest fields that differ and each system's headline values."""
+    from memrecall.reports.verification import report_state, verify_report
+
     reports = []
     for path in paths:
         report = read_json(path)
         problem = shape_problem(report)
         if problem:
             raise ConfigError(f"{path}: {problem}")
-        if not verify(report):
-            raise ConfigError(f"{path}: the signature does not match the content; compare refuses edited reports")
+        checks = verify_report(report)
+        if report_state(report, checks) == "UNVERIFIED":
+            raise ConfigError(f"{path}: UNVERIFIED: {checks[-1].name}: {checks[-1].detail}; compare refuses it")
         reports.append(report)
     base = reports[0]["content"].get("comparability")
     differences = []
@@ -60,7 +64,7 @@ def compare_reports(paths: Sequence[Path]) -> dict:
         "reports": [
             {
                 "path_name": Path(path).name,
-                "signature": report["signature"],
+                "content_sha256": report_fingerprint(report),
                 "primary_metric": report["content"]["primary_metric"],
                 "headline": {
                     name: {

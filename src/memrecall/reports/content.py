@@ -1,8 +1,7 @@
-"""Reports: a signed `content` part and an unsigned `env` part."""
+"""Reports: a fingerprinted `content` part and an `env` part outside the fingerprint."""
 
 from __future__ import annotations
 
-import hashlib
 import platform
 import socket
 import sys
@@ -10,13 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memrecall.data.model import Task
-from memrecall.io import canonical_json
+from memrecall.reports.fingerprint import FINGERPRINT_KEY, content_sha256, fingerprint_matches
 from memrecall.reports.version import __version__
 
-
-def signature(content: dict[str, Any]) -> str:
-    """sha256 of the content serialised with sorted keys and no spaces."""
-    return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()
+signature = content_sha256  # the old name of the fingerprint function (it never was a signature); kept one release
 
 
 SIGNIFICANT_DIGITS = 12
@@ -34,9 +30,9 @@ def round_floats(value: Any) -> Any:
 
 
 def make_report(content: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
-    """Wrap content (floats rounded, signed, with the memrecall version) and env (not signed) into a report."""
+    """Wrap content (floats rounded, with the memrecall version, fingerprinted) and env (outside it) into a report."""
     content = round_floats({**content, "memrecall_version": __version__})
-    return {"content": content, "env": env, "signature": signature(content)}
+    return {"content": content, "env": env, FINGERPRINT_KEY: content_sha256(content)}
 
 
 def package_versions() -> dict[str, str | None]:
@@ -53,12 +49,12 @@ def package_versions() -> dict[str, str | None]:
 
 
 def verify(report: dict[str, Any]) -> bool:
-    """True when the report's signature matches its content."""
-    return report.get("signature") == signature(report.get("content", {}))
+    """True when the report's fingerprint matches its content (says nothing about who made it)."""
+    return fingerprint_matches(report)
 
 
 def environment(durations: dict[str, float], **extra: Any) -> dict[str, Any]:
-    """Host, Python, platform, UTC finish time and durations: what stays out of the signature."""
+    """Host, Python, platform, UTC finish time and durations: what stays out of the fingerprint."""
     return {
         "host": socket.gethostname(),
         "python": sys.version.split()[0],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from memrecall.errors import ConfigError
@@ -26,6 +27,7 @@ def _pyplot():
             "axes.labelsize": 11,
             "legend.fontsize": 10,
             "svg.hashsalt": "memrecall",
+            "text.parse_math": False,  # names and groups from data are plain text, never mathtext
         }
     )
     return plt
@@ -145,7 +147,8 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
         figure.legend(handles, labels, title="mode", loc="center right")
         figure.suptitle(f"{title}: {metric} by {stratum.replace('_', ' ')}")
         figure.tight_layout(rect=(0, 0, 0.9, 1))
-        paths.append(_save(figure, out / f"recall_curve_by_{stratum}.png", plt))
+        safe = re.sub(r"[^A-Za-z0-9_-]+", "_", str(stratum))  # a stratum name from data never leaves `out`
+        paths.append(_save(figure, out / f"recall_curve_by_{safe}.png", plt))
     return paths
 
 

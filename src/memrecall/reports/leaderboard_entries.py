@@ -11,8 +11,8 @@ from pathlib import Path
 from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
 from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.content import shape_problem
-from memrecall.reports.leaderboard_trust import report_state, verify_report
 from memrecall.reports.query_scores import read_scores, scores_rows
+from memrecall.reports.verification import Check, report_state, verify_report
 
 BUNDLED = (("epirec", Path("data") / "epirec_v2.json"), ("epirec", Path("data") / "epirec_v1.json"))
 ORACLE_BUILTINS = frozenset({"salience-oracle"})  # TEMPORARY: until its content carries uses_gold_labels
@@ -60,19 +60,19 @@ class Entry:
         return ((self.report.get("env") or {}).get("system_configs") or {}).get(self.system)
 
 
-def load_data(values: Mapping[str, Sequence[Path]]) -> dict[tuple[str, str], Loaded]:
-    """Tasks by (benchmark, source sha256): the bundled EpiRec releases, then each --data BENCHMARK=PATH."""
+def load_data(values: Mapping[str, Sequence[Path]]) -> dict[tuple[str, str], tuple[Path, Loaded]]:
+    """Data files and their tasks by (benchmark, source sha256): the bundled EpiRec releases, then each --data."""
     pairs = [(name, REPO_ROOT / path) for name, path in BUNDLED if (REPO_ROOT / path).is_file()]
     pairs += [(name, Path(p)) for name, paths in sorted(values.items()) for p in paths]
-    out: dict[tuple[str, str], Loaded] = {}
+    out: dict[tuple[str, str], tuple[Path, Loaded]] = {}
     for name, path in pairs:
         bench = get_benchmark(name)
         loaded = bench.load(bench.resolve_data(path))
-        out[(bench.name, loaded.task.source_sha256)] = loaded
+        out[(bench.name, loaded.task.source_sha256)] = (Path(path), loaded)
     return out
 
 
-def read_entries(folder: Path, data: Mapping[tuple[str, str], Loaded]) -> list[Entry]:
+def read_entries(folder: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]]) -> list[Entry]:
     """Every *.report.json under `folder` (sorted by path) as an entry; a broken one is an error naming it."""
     paths = sorted(Path(folder).rglob("*.report.json"))
     if not paths:
@@ -80,7 +80,7 @@ def read_entries(folder: Path, data: Mapping[tuple[str, str], Loaded]) -> list[E
     return [read_entry(path, data) for path in paths]
 
 
-def read_entry(path: Path, data: Mapping[tuple[str, str], Loaded]) -> Entry:
+def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]]) -> Entry:
     """One report with its rankings (SYSTEM.rankings.jsonl beside it) and scores, checked and verified."""
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
@@ -99,11 +99,26 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], Loaded]) -> Entry:
     if not rankings.is_file():
         raise DatasetError(str(path), "", f"its rankings file {rankings.name} is not beside it")
     bench = get_benchmark(content["benchmark"])
-    loaded = data.get((bench.name, content["task"]["source_sha256"]))
-    checks = verify_report(report, rankings=(rankings,), data=loaded)
-    entry = Entry(path, rankings, report, content["system_order"][0], [], report_state(report, checks), checks)
+    found = data.get((bench.name, content["task"]["source_sha256"]))
+    name = content["system_order"][0]
+    checks = verify_report(report, rankings=(rankings,), data=found[0]) if found else verify_report(report)
+    checks = [*checks, rankings_check(content["systems"][name].get("rankings_sha256"), rankings)]
+    entry = Entry(path, rankings, report, name, [], report_state(report, checks), checks)
+    loaded = found[1] if found else None
     entry.scores = _scores(entry, bench, loaded, path.with_name(f"{stem}.scores.jsonl"))
     return entry
+
+
+def rankings_check(expected: object, path: Path) -> Check:
+    """The rankings file beside a report must be the one its content names (sha256 of the file's bytes)."""
+    import hashlib
+
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    ok = digest == expected
+    detail = (
+        f"sha256 {digest} is the report's rankings_sha256" if ok else f"sha256 {digest}, the report names {expected}"
+    )
+    return Check("rankings file", ok, detail)
 
 
 def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path) -> list[dict]:

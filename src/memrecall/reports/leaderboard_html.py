@@ -8,11 +8,12 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from memrecall.reports.escape import html_attr, html_text
+from memrecall.reports.fingerprint import report_fingerprint
 from memrecall.reports.leaderboard_assets import CSS, JS
 from memrecall.reports.leaderboard_entries import Entry
 from memrecall.reports.leaderboard_figure import figure_svg, per_query_ms
 from memrecall.reports.leaderboard_tables import ALPHA, Table, slug
-from memrecall.reports.leaderboard_trust import html_attr, html_text
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem "
@@ -220,7 +221,7 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
         ),
         ("data sha256", task["source_sha256"]),
         ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
-        ("report fingerprint", entry.report.get("signature", "")),
+        ("report fingerprint (content sha256)", report_fingerprint(entry.report) or ""),
         ("memrecall version", content.get("memrecall_version", "")),
     ]
     body += ["<h2>Provenance</h2>", "<table><tbody>"]

@@ -1,4 +1,4 @@
-"""The baseline view: built-in systems on an EpiRec release, through the one pipeline, as a signed report."""
+"""The baseline view: built-in systems on an EpiRec release, through the one pipeline, as a fingerprinted report."""
 
 from __future__ import annotations
 
@@ -10,22 +10,13 @@ from typing import Any
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.model import Ranking, Task
 from memrecall.encoding.encoders import SharedEncoder
-from memrecall.reports.content import environment, make_report, task_identity
+from memrecall.reports.baseline_report import baseline_content
+from memrecall.reports.content import environment, make_report
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
-from memrecall.scoring.paired import compare_systems
 from memrecall.scoring.policy import ScoringConfig, score_task
 from memrecall.systems.contract import adapt
 from memrecall.systems.registry import NEEDS_ENCODER, SystemContext, build_builtin
-
-# (strategy, its ablation, what the ablation removes): reported as paired comparisons when both ran
-ABLATIONS = (
-    ("time-decay", "dense", "time decay"),
-    ("salience-oracle", "dense", "oracle salience"),
-    ("salience-vader", "dense", "estimated salience"),
-    ("gated", "salience-vader", "the gate"),
-    ("gated", "dense", "gated salience"),
-)
 
 
 @dataclass
@@ -66,32 +57,7 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
         rankings[name] = run.rankings
         strategies[name] = {"config": run.config, "results": score_task(task, run.rankings, options.scoring)}
         durations[name] = run.seconds
-    content = {
-        "kind": "baseline",
-        "task": task_identity(task),
-        "primary_metric": options.scoring.metrics[0],
-        "scoring": options.scoring.describe(),
-        "strategy_order": list(options.strategies),
-        "strategies": strategies,
-    }
-    ablations = ablation_comparisons(task, rankings, options.scoring)
-    if ablations:
-        content["ablations"] = ablations
-    if any(n in NEEDS_ENCODER for n in options.strategies):
-        content["model"] = encoder.get().describe()
+    model = encoder.get().describe() if any(n in NEEDS_ENCODER for n in options.strategies) else None
+    content = baseline_content(task, options.strategies, strategies, rankings, options.scoring, model)
     env = environment(durations, **encoder.run_facts(), **executor_facts(options.executor))
     return BaselineRun(task, rankings, make_report(content, env))
-
-
-def ablation_comparisons(task: Task, rankings: dict[str, dict[str, Ranking]], scoring: ScoringConfig) -> list[dict]:
-    """Each strategy against its removal ablation, paired, by probe type; only pairs that both ran."""
-    return [
-        {
-            "strategy": full,
-            "ablation": reduced,
-            "removes": removed,
-            "by_group": compare_systems(task, rankings[full], rankings[reduced], scoring),
-        }
-        for full, reduced, removed in ABLATIONS
-        if full in rankings and reduced in rankings
-    ]

@@ -117,6 +117,7 @@ def sweep(
     """Every system on every entry; failures are recorded and skipped, never stop the rest."""
     from memrecall.errors import MemrecallError
     from memrecall.io import atomic_write_text, write_json
+    from memrecall.reports.fingerprint import report_fingerprint
     from memrecall.reports.query_scores import scores_rows, write_scores
 
     outcomes = []
@@ -140,7 +141,7 @@ def sweep(
             write_json(paths["report"], report)
             atomic_write_text(paths["rankings"], rankings_text)
             write_scores(paths["scores"], rows)
-            say(f"{entry.name} / {system}: {report['signature'][:12]}")
+            say(f"{entry.name} / {system}: content_sha256 {(report_fingerprint(report) or '')[:12]}")
             outcomes.append(PairOutcome(system, entry.name, report, None))
     return outcomes
 

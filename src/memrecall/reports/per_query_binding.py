@@ -1,0 +1,69 @@
+"""Per-query rows bound to their report: each row names the report's fingerprint and benchmark."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memrecall.errors import ConfigError, short
+from memrecall.reports.content import LAYOUTS
+from memrecall.reports.fingerprint import report_fingerprint
+
+REPORT_KEY = "report_content_sha256"
+BENCHMARK_KEY = "benchmark"
+
+
+def report_benchmark(content: dict) -> str:
+    """The benchmark a report's content answers (epirec for baselines; the harness's from its dataset)."""
+    if isinstance(content.get("benchmark"), str):
+        return content["benchmark"]
+    if content.get("kind") == "baseline":
+        return "epirec"
+    dataset = content.get("dataset") if isinstance(content.get("dataset"), dict) else {}
+    if dataset.get("kind") == "longmemeval":
+        return "longmemeval" if dataset.get("protocol") == "perseus" else "longmemeval-official"
+    if dataset.get("kind") == "locomo":
+        return "locomo" if dataset.get("granularity") == "session" else "locomo-turn"
+    return str(content.get("task", {}).get("name", "unknown"))
+
+
+def report_systems(content: dict) -> list[str]:
+    """The strategy, mode or system names of a report, in its order."""
+    for order, _ in LAYOUTS:
+        if isinstance(content.get(order), list):
+            return [str(name) for name in content[order]]
+    return []
+
+
+def bind_rows(report: dict, rows: Sequence[dict]) -> list[dict]:
+    """The rows with the report's fingerprint and benchmark in each (the system is already there)."""
+    binding = {REPORT_KEY: report_fingerprint(report), BENCHMARK_KEY: report_benchmark(report["content"])}
+    return [{**row, **binding} for row in rows]
+
+
+def check_binding(report: dict, rows: Sequence, source: str) -> None:
+    """ConfigError naming the first row that is not from this report, and every field that differs."""
+    fingerprint = report_fingerprint(report)
+    benchmark = report_benchmark(report["content"])
+    systems = report_systems(report["content"])
+    if not rows:
+        raise ConfigError(f"{source}: holds no per-query rows")
+    for line, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise ConfigError(f"{source}: line {line}: expected a JSON object (a per-query row)")
+        if REPORT_KEY not in row:
+            raise ConfigError(
+                f"{source}: line {line}: no {REPORT_KEY}, so it cannot be matched to a report "
+                "(written before per-query rows were bound); write it again with --per-query"
+            )
+        differs = []
+        if row[REPORT_KEY] != fingerprint:
+            differs.append(f"report content_sha256 {str(row[REPORT_KEY])[:12]} vs {str(fingerprint)[:12]}")
+        if row.get(BENCHMARK_KEY) != benchmark:
+            differs.append(f"benchmark {short(repr(row.get(BENCHMARK_KEY)))} vs {benchmark!r}")
+        if row.get("system") not in systems:
+            differs.append(f"system {short(repr(row.get('system')))} is not one of {short(', '.join(systems))}")
+        if differs:
+            raise ConfigError(f"{source}: line {line} belongs to another report: " + "; ".join(differs))
+    missing = [name for name in systems if name not in {row.get("system") for row in rows}]
+    if missing:
+        raise ConfigError(f"{source}: no per-query rows of {short(', '.join(missing))}, which the report holds")

@@ -1,0 +1,52 @@
+"""Rankings sources (files, official LongMemEval logs, row dicts) read and strictly checked against a task."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from memrecall.benchmarks import Benchmark, Loaded
+from memrecall.data.model import Ranking
+from memrecall.data.rankings import check_rows, parse_rankings_text, rankings_hint, read_rankings_file, rows_from_dicts
+from memrecall.errors import RankingsError
+from memrecall.reports.official_log import is_official_log_line, read_official_log
+
+
+def checked_runs(
+    sources: Sequence[str | Path | Sequence[dict]], names: Sequence[str] | None, bench: Benchmark, loaded: Loaded
+) -> tuple[list[tuple[str, dict[str, Ranking]]], dict[str, str], dict[str, str]]:
+    """(name, rankings) per source, the sha256 of each file read, and a note per file read in another format."""
+    if names and len(names) != len(sources):
+        raise RankingsError("--names", [f"{len(names)} name(s) for {len(sources)} rankings source(s)"])
+    runs, files, notes = [], {}, {}
+    for index, source in enumerate(sources):
+        if isinstance(source, (str, Path)):
+            text, files[str(source)] = read_rankings_file(Path(source))
+            parsed, problems, note = _parse_file(text, str(source), bench, loaded)
+            notes.update({str(source): note} if note else {})
+            label, default = str(source), Path(source).stem
+        else:
+            parsed, problems = rows_from_dicts(list(source))
+            label, default = "rankings", "system"
+        rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)
+        if problems or mismatches:
+            found = problems + mismatches
+            raise RankingsError(label, found, rankings_hint(found, len(parsed), bench.name))
+        runs.append(((names[index] if names else default), rankings))
+    return runs, files, notes
+
+
+def _parse_file(text: str, source: str, bench: Benchmark, loaded: Loaded) -> tuple[list, list[str], str | None]:
+    """Rows of a rankings file, or of an official LongMemEval retrieval log (noted with its granularity)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if bench.name.startswith("longmemeval") and first.lstrip().startswith("{"):
+        try:
+            official = is_official_log_line(json.loads(first))
+        except json.JSONDecodeError:
+            official = False
+        if official:
+            rows, problems, detected = read_official_log(text.splitlines(), loaded.task)
+            return rows, problems, f"official LongMemEval retrieval log, {detected} corpus ids"
+    rows, problems = parse_rankings_text(text, source)
+    return rows, problems, None

@@ -1,0 +1,126 @@
+"""Replay: score a report's rankings files again, by the same code that made it, and rebuild its content."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
+from memrecall.errors import ConfigError, UsageError, short
+from memrecall.reports.baseline_report import baseline_content
+from memrecall.reports.content import make_report
+from memrecall.reports.rankings_files import checked_runs
+from memrecall.reports.system_report import systems_report
+from memrecall.scoring.policy import ScoringConfig, score_task
+
+# parts of an entry that follow from the rankings; every other key of an entry (config, declared flags) is a claim
+DERIVED = {"systems": ("results", "rankings_sha256"), "baseline": ("results",)}
+
+
+def match_rankings(paths: Sequence[Path], names: Sequence[str]) -> list[Path]:
+    """One file per system in the report's order: by file stem when the stems are the names, else in order."""
+    paths = [Path(p) for p in paths]
+    if len(paths) != len(names):
+        raise UsageError(
+            f"{len(paths)} rankings file(s) for {len(names)} system(s) in the report ({short(', '.join(names))}); "
+            "give --rankings once per system"
+        )
+    by_stem = {p.stem: p for p in paths}
+    if len(by_stem) == len(paths) and set(by_stem) == set(names):
+        return [by_stem[name] for name in names]
+    return paths
+
+
+def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
+    """The benchmark's task from `data` (or its default), refused unless its sha256 is the report's."""
+    recorded = content["task"].get("source_sha256")
+    if data is None and bench.default_data is None:
+        file = content.get("dataset", {}).get("file", "the dataset file")
+        raise UsageError(f"--data is required to replay a {bench.name} report (made from {short(file)})")
+    path = bench.resolve_data(data)
+    dataset = content.get("dataset") or {}
+    options = {
+        k: dataset[k] for k in ("max_instances", "granularity") if k in dataset and bench.name.startswith("longm")
+    }
+    loaded = bench.load(path, **options)
+    if loaded.task.source_sha256 != recorded:
+        raise ConfigError(
+            f"{path}: sha256 {loaded.task.source_sha256[:12]}..., but the report was made from data with sha256 "
+            f"{short(str(recorded))[:12]}...; give the report's data with --data"
+        )
+    return loaded
+
+
+def replay_content(report: dict, rankings: Sequence[str | Path], data: str | Path | None = None) -> dict:
+    """The content `rankings` give when scored again the way this report was (run/evaluate/compare or baseline)."""
+    content = report["content"]
+    bootstrap = content["scoring"]["bootstrap"]
+    seed, resamples = bootstrap["seed"], bootstrap["resamples"]
+    data = Path(data) if data is not None else None
+    if content.get("kind") == "systems":
+        bench = get_benchmark(content["benchmark"])
+        names = list(content["system_order"])
+        loaded = load_for(bench, content, data)
+        runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
+        replayed = systems_report(bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples))["content"]
+        return _keep_claims(replayed, content, "systems", DERIVED["systems"])
+    if content.get("kind") == "baseline":
+        bench = get_benchmark("epirec")
+        names = list(content["strategy_order"])
+        loaded = load_for(bench, content, data)
+        runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
+        scoring = ScoringConfig(seed=seed, resamples=resamples)
+        entries = {
+            name: {
+                **_claims(content["strategies"][name], DERIVED["baseline"]),
+                "results": score_task(loaded.task, r, scoring),
+            }
+            for name, r in runs
+        }
+        rebuilt = baseline_content(loaded.task, names, entries, dict(runs), scoring, content.get("model"))
+        return make_report(rebuilt, {})["content"]
+    raise UsageError(
+        f"replay covers reports of run, evaluate, compare and baseline, not {short(repr(content.get('kind')))}; "
+        "score the exported rankings with `memrecall evaluate` instead"
+    )
+
+
+def _claims(entry: Any, derived: Sequence[str]) -> dict:
+    """The keys of an entry that do not follow from the rankings (a config, a declared flag)."""
+    return {k: v for k, v in entry.items() if k not in derived} if isinstance(entry, dict) else {}
+
+
+def _keep_claims(replayed: dict, recorded: dict, items: str, derived: Sequence[str]) -> dict:
+    """The replayed content with each entry's claims carried over from the recorded report."""
+    out = dict(replayed)
+    out[items] = {
+        name: {**_claims(recorded.get(items, {}).get(name), derived), **entry}
+        for name, entry in replayed[items].items()
+    }
+    return out
+
+
+def first_difference(recorded: Any, replayed: Any, where: str = "content") -> str | None:
+    """The first place (in sorted key order) where two JSON values differ, as `path: a in the report, b replayed`."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for key in sorted(set(recorded) | set(replayed)):
+            if key not in replayed:
+                return f"{where}.{key}: in the report, absent from the replay"
+            if key not in recorded:
+                return f"{where}.{key}: absent from the report, in the replay"
+            found = first_difference(recorded[key], replayed[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(replayed, list):
+        if len(recorded) != len(replayed):
+            return f"{where}: {len(recorded)} items in the report, {len(replayed)} replayed"
+        for index, (a, b) in enumerate(zip(recorded, replayed, strict=True)):
+            found = first_difference(a, b, f"{where}[{index}]")
+            if found:
+                return found
+        return None
+    if recorded != replayed or type(recorded) is not type(replayed):
+        return f"{where}: {short(repr(recorded), 40)} in the report, {short(repr(replayed), 40)} replayed"
+    return None
