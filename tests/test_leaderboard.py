@@ -171,3 +171,17 @@ def test_scores_that_disagree_with_the_data_are_refused(site, tmp_path):
 )
 def test_pareto_front_keeps_points_nothing_beats(points, front):
     assert [p[2] for p in pareto_front(points)] == front
+
+
+def test_a_signed_row_without_its_data_reads_signed_by_its_key_and_a_foreign_key_fails_it(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    for name in ("lab", "other"):
+        assert run("keys", "new", "--out", tmp_path / "keys", "--name", name).exit_code == 0
+    signed = run("keys", "sign", entries / "locomo" / "fts5.report.json", "--key", tmp_path / "keys" / "lab.key")
+    assert signed.exit_code == 0, signed.output
+    key_id = json.loads((entries / "locomo" / "fts5.report.json").read_text())["signatures"][0]["key_id"]
+    (locomo,) = [t for t in build_tables(read_entries(entries, load_data({}))) if t.benchmark == "locomo"]
+    states = {e.system: e.state for e in locomo.rows}
+    assert states == {"fts5": f"signed by {key_id}", "hashing": "fingerprint only", "recency": "fingerprint only"}
+    foreign = build_tables(read_entries(entries, load_data({}), [tmp_path / "keys" / "other.pub"]))
+    assert {e.system: e.state for e in foreign[1].rows}["fts5"] == "UNVERIFIED"

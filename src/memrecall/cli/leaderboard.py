@@ -18,7 +18,14 @@ import click
     help="A data file to replay entries against, repeatable (locomo=/path/locomo10.json). The bundled EpiRec "
     "releases are always used. Entries whose data is given are replayed; the rest keep their fingerprint state.",
 )
-def leaderboard(folder, out, data_values) -> None:
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A public key you trust (NAME.pub), repeatable: a signed row must be signed by one of them.",
+)
+def leaderboard(folder, out, data_values, keys) -> None:
     """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl and
     SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
     from memrecall.io import atomic_write_bytes
@@ -33,7 +40,7 @@ def leaderboard(folder, out, data_values) -> None:
         name, _, path = value.partition("=")
         given.setdefault(name, []).append(parse_data_options([value])[name])
     data = load_data(given)
-    tables = build_tables(read_entries(folder, data))
+    tables = build_tables(read_entries(folder, data, keys))
     files = site_files(tables, out)
     check_outputs({f"--out {name}": out / name for name in files}, [], {"--out": out})
     for name, content in files.items():

@@ -72,15 +72,17 @@ def load_data(values: Mapping[str, Sequence[Path]]) -> dict[tuple[str, str], tup
     return out
 
 
-def read_entries(folder: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]]) -> list[Entry]:
+def read_entries(
+    folder: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()
+) -> list[Entry]:
     """Every *.report.json under `folder` (sorted by path) as an entry; a broken one is an error naming it."""
     paths = sorted(Path(folder).rglob("*.report.json"))
     if not paths:
         raise ConfigError(f"{folder}: no *.report.json files")
-    return [read_entry(path, data) for path in paths]
+    return [read_entry(path, data, keys) for path in paths]
 
 
-def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]]) -> Entry:
+def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()) -> Entry:
     """One report with its rankings (SYSTEM.rankings.jsonl beside it) and scores, checked and verified."""
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
@@ -101,7 +103,10 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]]) 
     bench = get_benchmark(content["benchmark"])
     found = data.get((bench.name, content["task"]["source_sha256"]))
     name = content["system_order"][0]
-    checks = verify_report(report, rankings=(rankings,), data=found[0]) if found else verify_report(report)
+    if found:
+        checks = verify_report(report, keys, rankings=(rankings,), data=found[0])
+    else:
+        checks = verify_report(report, keys)
     checks = [*checks, rankings_check(content["systems"][name].get("rankings_sha256"), rankings)]
     entry = Entry(path, rankings, report, name, [], report_state(report, checks), checks)
     loaded = found[1] if found else None

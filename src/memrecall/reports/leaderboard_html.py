@@ -16,9 +16,9 @@ from memrecall.reports.leaderboard_figure import figure_svg, per_query_ms
 from memrecall.reports.leaderboard_tables import ALPHA, Table, slug
 
 SUBMIT = [
-    "memrecall run epirec --system my_package:MySystem "
+    "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
     "--output entries/epirec/my-system.report.json --export-rankings entries/epirec/my-system.rankings.jsonl",
-    "memrecall leaderboard entries --out site/",
+    "memrecall verify entries/epirec/my-system.report.json --rankings entries/epirec/my-system.rankings.jsonl",
 ]
 COST_HEADERS = ["prepare + index s", "latency p50 ms", "latency p95 ms", "ms per query, all-in", "peak RSS MiB"]
 
