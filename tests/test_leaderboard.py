@@ -185,3 +185,28 @@ def test_a_signed_row_without_its_data_reads_signed_by_its_key_and_a_foreign_key
     assert states == {"fts5": f"signed by {key_id}", "hashing": "fingerprint only", "recency": "fingerprint only"}
     foreign = build_tables(read_entries(entries, load_data({}), [tmp_path / "keys" / "other.pub"]))
     assert {e.system: e.state for e in foreign[1].rows}["fts5"] == "UNVERIFIED"
+
+
+def test_longmemeval_reports_get_their_own_table(tmp_path):
+    from conftest import FIXTURES
+
+    lme = FIXTURES / "lme_format_mini.json"
+    swept = run(
+        "sweep",
+        "--systems",
+        "fts5,recency",
+        "--benchmarks",
+        "longmemeval",
+        "--data",
+        f"longmemeval={lme}",
+        "--out",
+        tmp_path / "entries",
+        "--resamples",
+        "100",
+        "--quiet",
+    )
+    assert swept.exit_code == 0, swept.output
+    (table,) = build_tables(read_entries(tmp_path / "entries", load_data({"longmemeval": [lme]})))
+    assert table.benchmark == "longmemeval" and table.title.endswith("Perseus protocol")
+    assert table.groups == ["overall"] and table.metrics[0] == "recall@1"
+    assert sorted(e.state for e in table.rows) == ["replayed", "replayed"]
