@@ -37,6 +37,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
     matplotlib.use("Agg")
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter
 
     groups = table.groups
     with matplotlib.rc_context({"svg.hashsalt": "memrecall-leaderboard", "font.size": 9, "svg.fonttype": "path"}):
@@ -58,6 +59,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
             if front:
                 ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#1f5fa8", lw=1, zorder=2)
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_ylim(-0.03, 1.05)
             ax.set_title(group if group != "overall" else table.title, fontsize=9)
             ax.set_xlabel(X_LABEL, fontsize=7)

@@ -2,7 +2,8 @@
 
 Each (system, benchmark) pair runs as `python -m memrecall run` (so through api.run_system, the one
 pipeline) in a child process: a crash, an exit or a memory blow-up of one system cannot stop the rest,
-and the peak memory a report records is that pair's own. The child writes into a scratch folder; this
+and the peak memory a report records is that pair's own. Each pair gets an empty embedding cache, so its
+cost includes encoding (cold), whatever ran before. The child writes into a scratch folder; this
 process checks the rankings against the task, adds the per-query scores file, and writes the outputs.
 """
 
@@ -96,7 +97,8 @@ def run_pair(system: str, entry: SweepBenchmark, seed: int, resamples: int, extr
         command = [sys.executable, "-m", "memrecall", "run", entry.benchmark, "--system", system, "--quiet"]
         command += ["--data", str(entry.data)] if entry.data else []
         command += ["--output", str(report_path), "--export-rankings", str(rankings_path)]
-        command += ["--seed", str(seed), "--resamples", str(resamples), *extra]
+        command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(Path(scratch) / "cache")]
+        command += list(extra)
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
