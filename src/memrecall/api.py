@@ -59,7 +59,11 @@ def run_system(
     adapter = adapt(system, name)
     depth = None if bench.require_full_rankings else max(bench.ks)
     run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
-    env = {"system_configs": {adapter.name: run.config}, "durations_seconds": {adapter.name: round(run.seconds, 3)}}
+    env = {
+        "system_configs": {adapter.name: run.config},
+        "durations_seconds": {adapter.name: round(run.seconds, 3)},
+        "cost": {adapter.name: run.cost},
+    }
     env.update(executor_facts(executor))
     oracles = frozenset({adapter.name} if run.uses_gold_labels else ())
     report = systems_report(bench, loaded, [(adapter.name, run.rankings)], scoring, env, oracles)

@@ -55,11 +55,13 @@ def main(debug: bool) -> None:
 
 def _register_commands() -> None:
     """Attach the commands, each defined in its own module of this package."""
-    from memrecall.cli import baseline, corpus, evaluate, locomo, longmemeval, run, trust
+    from memrecall.cli import baseline, corpus, evaluate, leaderboard, locomo, longmemeval, run, sweep, trust
 
     for command in (
         baseline.baseline,
         run.run,
+        sweep.sweep,
+        leaderboard.leaderboard,
         evaluate.evaluate,
         evaluate.compare,
         evaluate.report_command,

@@ -14,6 +14,7 @@ from memrecall.reports.card_sections import (
     systems_card,
     value_cell,
 )
+from memrecall.reports.cost_card import cost_card
 from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
@@ -181,7 +182,7 @@ def write_report_card(
         body = epirec_card(report, figures)
     else:
         figures, body = [], systems_card(report)
-    body = body + comparisons_card(report) + hardest_card(hardest)
+    body = body + comparisons_card(report) + hardest_card(hardest) + cost_card(report)
     task = content["task"]
     title = f"# memrecall report card: {cell(task['name'])} {cell(task['version'])} ({cell(kind)})"
     if state == "UNVERIFIED":

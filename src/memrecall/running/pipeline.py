@@ -22,6 +22,7 @@ class SystemRun:
     rankings: dict[str, Ranking]
     seconds: float
     uses_gold_labels: bool = False
+    cost: dict | None = None
 
 
 def rank_task(
@@ -37,6 +38,7 @@ def rank_task(
     The system only ever sees `task.public()`, a fresh sealed copy: no targets, strata or labels. A system
     that declares `uses_gold_labels` is handed the authored labels as well, and its run says so.
     """
+    from memrecall.running.cost import TimedSystem, run_cost
     from memrecall.running.executors import LocalExecutor
 
     executor = executor or LocalExecutor()
@@ -51,6 +53,7 @@ def rank_task(
     if system.uses_gold_labels:
         system.give_gold_labels(task.gold_labels())
     system.prepare(task.public(depth))
+    prepared, system = time.perf_counter() - started, TimedSystem(system)
     with progress_bar(len(task.queries), f"{system.name}: ranking", show_progress, unit="query") as bar:
         outputs = executor.rank_stores(system, work, bar.update)
     rows: list[RankingRow] = []
@@ -74,7 +77,9 @@ def rank_task(
     if problems:
         raise RankingsError(f"system {system.name}", problems)
     checked = {q.id: given.get(q.id, rankings[q.id]) for q in task.queries}
-    return SystemRun(system.name, config, checked, time.perf_counter() - started, system.uses_gold_labels)
+    seconds = time.perf_counter() - started
+    cost = run_cost(outputs, prepared, seconds)
+    return SystemRun(system.name, config, checked, seconds, system.adapter.uses_gold_labels, cost)
 
 
 def _row(query: Query, output: Any) -> tuple[RankingRow | None, str | None]:

@@ -1,0 +1,139 @@
+"""The committed leaderboard in docs/leaderboard/, in one command each way.
+
+    python scripts/leaderboard.py sweep [--systems A,B] [--locomo PATH]   rerun systems, then rebuild the page
+    python scripts/leaderboard.py build                                   rebuild the page from committed entries
+    python scripts/leaderboard.py check                                   rebuild in a temporary copy; exit 1 on any
+                                                                          byte of difference (what CI runs)
+
+`sweep` runs every registered system (built-ins, then installed adapters) unless --systems names some, on
+EpiRec v2, EpiRec v1.0, LoCoMo session and LoCoMo turn, and replaces those pairs' files under
+docs/leaderboard/entries/. `build` and `check` never run a system and never read LoCoMo: entries are replayed
+only against the bundled EpiRec releases, so the page is the same on any checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "docs" / "leaderboard"
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
+BENCHMARKS = "epirec,epirec-v1,locomo,locomo-turn"
+GENERATED = ("index.html", "cards", "figures", "summary.md", "summary.csv", "summary.tex")
+
+
+def memrecall(*args: str) -> None:
+    """Run the memrecall CLI of this checkout; stop on failure."""
+    done = subprocess.run([sys.executable, "-m", "memrecall", *args], cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(done.returncode)
+
+
+def build(site: Path) -> None:
+    """Remove the generated files, then write the page and the summary tables from site/entries."""
+    from memrecall.io import atomic_write_text
+    from memrecall.reports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
+    from memrecall.running.sweep import outcomes_from_folder
+
+    for name in GENERATED:
+        path = site / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    memrecall("leaderboard", str(site / "entries"), "--out", str(site))
+    rows = summary_rows(outcomes_from_folder(site / "entries"))
+    atomic_write_text(site / "summary.md", markdown_summary(rows))
+    atomic_write_text(site / "summary.csv", csv_summary(rows))
+    atomic_write_text(site / "summary.tex", latex_summary(rows))
+
+
+def sweep(systems: str | None, locomo: Path) -> None:
+    """Rerun systems into a scratch folder, move their pair files into entries/, then rebuild."""
+    from memrecall.systems.registry import registered_names
+
+    names = systems or ",".join(registered_names())
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "sweep"
+        data = ["--data", f"locomo={locomo}", "--data", f"locomo-turn={locomo}"]
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "memrecall",
+                "sweep",
+                "--systems",
+                names,
+                "--benchmarks",
+                BENCHMARKS,
+                *data,
+                "--out",
+                str(out),
+            ],
+            cwd=ROOT,
+        )
+        for path in sorted(out.glob("*/*.*")):
+            target = SITE / "entries" / path.parent.name / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    build(SITE)
+    if done.returncode != 0:
+        print("leaderboard: some pairs failed (see above); the page holds the rest", file=sys.stderr)
+
+
+def generated_files(site: Path) -> dict[str, Path]:
+    """Every generated file of a site by relative path (entries/ excluded)."""
+    return {
+        p.relative_to(site).as_posix(): p
+        for p in sorted(site.rglob("*"))
+        if p.is_file() and "entries" not in p.relative_to(site).parts
+    }
+
+
+def check() -> int:
+    """Rebuild from a copy of the committed entries; 1 naming every file that differs, is missing or is extra."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "leaderboard"
+        shutil.copytree(SITE / "entries", copy / "entries")
+        build(copy)
+        fresh, committed = generated_files(copy), generated_files(SITE)
+        problems = [f"missing from docs/leaderboard: {n}" for n in sorted(set(fresh) - set(committed))]
+        problems += [f"not produced by a rebuild: {n}" for n in sorted(set(committed) - set(fresh))]
+        problems += [
+            f"differs from a rebuild: {n}"
+            for n in sorted(set(fresh) & set(committed))
+            if not filecmp.cmp(fresh[n], committed[n], shallow=False)
+        ]
+    for problem in problems:
+        print(f"leaderboard check: {problem}", file=sys.stderr)
+    if problems:
+        print("leaderboard check: run `python scripts/leaderboard.py build` and commit", file=sys.stderr)
+        return 1
+    print(f"leaderboard check: docs/leaderboard/ rebuilds byte for byte ({len(fresh)} files)")
+    return 0
+
+
+def main() -> int:
+    """Parse the subcommand and run it."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("sweep", help="rerun systems, then rebuild")
+    run.add_argument("--systems", default=None, help="comma list [default: every registered system]")
+    run.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
+    sub.add_parser("build", help="rebuild the page from committed entries")
+    sub.add_parser("check", help="fail if a rebuild differs from docs/leaderboard/")
+    args = parser.parse_args()
+    if args.command == "sweep":
+        sweep(args.systems, args.locomo)
+    elif args.command == "build":
+        build(SITE)
+    else:
+        return check()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

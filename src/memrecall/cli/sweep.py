@@ -1,0 +1,70 @@
+"""`memrecall sweep`: a list of systems on a list of benchmarks, one report and rankings file per pair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memrecall.cli.common import bootstrap_options
+
+
+@click.command()
+@click.option(
+    "--systems", "systems_text", required=True, help="Comma list: built-in or registered names, or MODULE:ATTR."
+)
+@click.option(
+    "--benchmarks",
+    "benchmarks_text",
+    required=True,
+    help="Comma list of benchmarks: epirec (v2), epirec-v1 (the bundled EpiRec v1.0), locomo, locomo-turn, "
+    "longmemeval, longmemeval-official.",
+)
+@click.option(
+    "--data",
+    "data_values",
+    multiple=True,
+    metavar="NAME=PATH",
+    help="A benchmark's data file, repeatable: locomo=/path/locomo10.json, longmemeval=/path/longmemeval_s.json. "
+    "Needed for locomo, locomo-turn and the longmemeval benchmarks; epirec and epirec-v1 default to the "
+    "bundled releases.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Folder: OUT/BENCHMARK/SYSTEM.{report.json,rankings.jsonl,scores.jsonl} and OUT/summary.{md,csv,tex}.",
+)
+@bootstrap_options
+@click.option("--quiet", is_flag=True, help="No line per pair.")
+def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quiet) -> None:
+    """Run every system on every benchmark through `memrecall run`; a failing pair is reported and skipped.
+
+    Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
+    """
+    from memrecall.io import atomic_write_text
+    from memrecall.outputs import check_outputs
+    from memrecall.reports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
+    from memrecall.running.sweep import check_names, output_paths, parse_data_options, sweep_benchmarks
+    from memrecall.running.sweep import sweep as run_sweep
+
+    systems = check_names(systems_text.split(","))
+    entries = sweep_benchmarks(
+        [b.strip() for b in benchmarks_text.split(",") if b.strip()], parse_data_options(data_values)
+    )
+    planned = {f"{e.name}/{s}": list(output_paths(out, s, e.name).values()) for e in entries for s in systems}
+    summary = {kind: out / f"summary.{kind}" for kind in ("md", "csv", "tex")}
+    check_outputs(
+        {**planned, **{f"summary.{k}": p for k, p in summary.items()}}, [e.data for e in entries], {"--out": out}
+    )
+    outcomes = run_sweep(systems, entries, out, seed, resamples, say=(lambda _: None) if quiet else click.echo)
+    rows = summary_rows(outcomes)
+    atomic_write_text(summary["md"], markdown_summary(rows))
+    atomic_write_text(summary["csv"], csv_summary(rows))
+    atomic_write_text(summary["tex"], latex_summary(rows))
+    failed = [o for o in outcomes if o.report is None]
+    click.echo(f"sweep: {len(outcomes) - len(failed)} of {len(outcomes)} pairs ran; summary: {summary['md']}")
+    for outcome in failed:
+        click.echo(f"failed: {outcome.entry} / {outcome.system}: {outcome.error}", err=True)
+    if failed:
+        raise SystemExit(1)

@@ -1,0 +1,54 @@
+"""The leaderboard page's own CSS and JavaScript (no CDN, nothing fetched: it works from file://)."""
+
+CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 96em; padding: 0 1em; color: #1d1d1d; }
+h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { font-size: 1.05em; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 13px; }
+th, td { border: 1px solid #d4d4d4; padding: .3em .5em; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; cursor: pointer; user-select: none; white-space: nowrap; }
+th[aria-sort="descending"]::after { content: " \\25BC"; } th[aria-sort="ascending"]::after { content: " \\25B2"; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.ci { color: #666; } .vs { display: block; font-size: 11px; color: #555; }
+.vs.best { color: #0b6b2f; font-weight: 600; } .vs.separable { color: #9a3b00; }
+.badge { display: inline-block; padding: 0 .45em; border-radius: .6em; font-size: 11px; white-space: nowrap; }
+.badge.replayed { background: #d8f0dc; color: #0b5a24; } .badge.signed { background: #dbe7fb; color: #123f85; }
+.badge.fingerprint { background: #ececec; color: #444; } .badge.unverified { background: #fbd9d6; color: #8a1410; }
+pre, code { background: #f6f6f6; font-size: 12px; } pre { padding: .6em; overflow-x: auto; }
+img.figure { max-width: 100%; border: 1px solid #e2e2e2; }
+.wide { overflow-x: auto; } td.links { white-space: nowrap; }
+.note { color: #555; font-size: 12px; max-width: 60em; }
+"""
+
+JS = """
+(function () {
+  function key(cell) {
+    var text = cell.getAttribute('data-sort');
+    if (text === null) { text = cell.textContent.trim(); }
+    if (text === '') { return null; }
+    var number = Number(text);
+    return isNaN(number) ? text.toLowerCase() : number;
+  }
+  function compare(x, y) {
+    if (typeof x === 'number' && typeof y === 'number') { return x - y; }
+    return String(x) < String(y) ? -1 : (String(x) > String(y) ? 1 : 0);
+  }
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    var headers = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(headers, function (th, index) {
+      th.addEventListener('click', function () {
+        var down = th.getAttribute('aria-sort') !== 'descending';
+        Array.prototype.forEach.call(headers, function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', down ? 'descending' : 'ascending');
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[index]), y = key(b.cells[index]);
+          if (x === null || y === null) { return (x === null) - (y === null); }
+          return down ? compare(y, x) : compare(x, y);
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+})();
+"""

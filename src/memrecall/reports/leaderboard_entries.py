@@ -1,0 +1,163 @@
+"""The leaderboard's entries: each report in a folder with its rankings and per-query scores, and its state."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
+from memrecall.errors import ConfigError, DatasetError
+from memrecall.reports.content import shape_problem
+from memrecall.reports.query_scores import read_scores, scores_rows
+from memrecall.reports.verification import Check, report_state, verify_report
+
+BUNDLED = (("epirec", Path("data") / "epirec_v2.json"), ("epirec", Path("data") / "epirec_v1.json"))
+ORACLE_BUILTINS = frozenset({"salience-oracle"})  # TEMPORARY: until its content carries uses_gold_labels
+
+
+@dataclass
+class Entry:
+    """One system's report on one benchmark, with its rankings and scores files and how far it verified."""
+
+    report_path: Path
+    rankings_path: Path
+    report: dict
+    system: str
+    scores: list[dict]
+    state: str
+    checks: list = field(default_factory=list)
+
+    @property
+    def content(self) -> dict:
+        """The report's signed content."""
+        return self.report["content"]
+
+    @property
+    def results(self) -> dict:
+        """The system's results (overall and by stratum)."""
+        return self.content["systems"][self.system]["results"]
+
+    @property
+    def oracle(self) -> bool:
+        """True when the system reads gold labels (content flag; the built-in salience-oracle by name for now)."""
+        own = self.content["systems"][self.system]
+        return bool(self.content.get("uses_gold_labels") or own.get("uses_gold_labels")) or (
+            self.system in ORACLE_BUILTINS
+        )
+
+    @property
+    def cost(self) -> dict:
+        """The run's cost block from the unsigned env ({} when absent)."""
+        cost = (self.report.get("env") or {}).get("cost") or {}
+        return cost.get(self.system) or {} if isinstance(cost, dict) else {}
+
+    @property
+    def config(self) -> object:
+        """The system's config as the run recorded it in env (unsigned)."""
+        return ((self.report.get("env") or {}).get("system_configs") or {}).get(self.system)
+
+
+def load_data(values: Mapping[str, Sequence[Path]]) -> dict[tuple[str, str], tuple[Path, Loaded]]:
+    """Data files and their tasks by (benchmark, source sha256): the bundled EpiRec releases, then each --data."""
+    pairs = [(name, REPO_ROOT / path) for name, path in BUNDLED if (REPO_ROOT / path).is_file()]
+    pairs += [(name, Path(p)) for name, paths in sorted(values.items()) for p in paths]
+    out: dict[tuple[str, str], tuple[Path, Loaded]] = {}
+    for name, path in pairs:
+        bench = get_benchmark(name)
+        loaded = bench.load(bench.resolve_data(path))
+        out[(bench.name, loaded.task.source_sha256)] = (Path(path), loaded)
+    return out
+
+
+def read_entries(
+    folder: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()
+) -> list[Entry]:
+    """Every *.report.json under `folder` (sorted by path) as an entry; a broken one is an error naming it."""
+    paths = sorted(Path(folder).rglob("*.report.json"))
+    if not paths:
+        raise ConfigError(f"{folder}: no *.report.json files")
+    return [read_entry(path, data, keys) for path in paths]
+
+
+def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()) -> Entry:
+    """One report with its rankings (SYSTEM.rankings.jsonl beside it) and scores, checked and verified."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DatasetError(str(path), "", f"not a readable JSON report: {exc}") from None
+    problem = shape_problem(report)
+    content = report.get("content", {}) if isinstance(report, dict) else {}
+    if problem is None and (content.get("kind") != "systems" or len(content.get("system_order", [])) != 1):
+        problem = "not a one-system report (memrecall run or sweep writes those)"
+    if problem is None and content.get("benchmark") not in BENCHMARKS:
+        problem = f"unknown benchmark {content.get('benchmark')!r}"
+    if problem:
+        raise DatasetError(str(path), "", problem)
+    stem = path.name.removesuffix(".report.json")
+    rankings = path.with_name(f"{stem}.rankings.jsonl")
+    if not rankings.is_file():
+        raise DatasetError(str(path), "", f"its rankings file {rankings.name} is not beside it")
+    bench = get_benchmark(content["benchmark"])
+    found = data.get((bench.name, content["task"]["source_sha256"]))
+    name = content["system_order"][0]
+    if found:
+        checks = verify_report(report, keys, rankings=(rankings,), data=found[0])
+    else:
+        checks = verify_report(report, keys)
+    checks = [*checks, rankings_check(content["systems"][name].get("rankings_sha256"), rankings)]
+    entry = Entry(path, rankings, report, name, [], report_state(report, checks), checks)
+    loaded = found[1] if found else None
+    entry.scores = _scores(entry, bench, loaded, path.with_name(f"{stem}.scores.jsonl"))
+    return entry
+
+
+def rankings_check(expected: object, path: Path) -> Check:
+    """The rankings file beside a report must be the one its content names (sha256 of the file's bytes)."""
+    import hashlib
+
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    ok = digest == expected
+    detail = (
+        f"sha256 {digest} is the report's rankings_sha256" if ok else f"sha256 {digest}, the report names {expected}"
+    )
+    return Check("rankings file", ok, detail)
+
+
+def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path) -> list[dict]:
+    """The entry's per-query scores: from its file (checked against the report, and the data when given)."""
+    computed = None
+    if loaded is not None:
+        computed = scores_rows(bench, loaded, entry.report, entry.rankings_path.read_text(encoding="utf-8"))
+    if path.is_file():
+        rows = read_scores(path)
+        if computed is not None and rows != computed:
+            raise DatasetError(str(path), "", "differs from the scores of its rankings on the data")
+    elif computed is not None:
+        rows = computed
+    else:
+        raise DatasetError(str(entry.report_path), "", f"no {path.name} beside it and no --data for {bench.name}")
+    _check_means(entry, rows, path)
+    return rows
+
+
+def _check_means(entry: Entry, rows: list[dict], path: Path) -> None:
+    """The scores' means must equal the report's headline values (overall, and per group when grouped)."""
+    groups: dict[str, list[dict]] = {"overall": rows}
+    stratum = entry.content.get("primary_stratum")
+    for row in rows:
+        if row.get("group") is not None:
+            groups.setdefault(str(row["group"]), []).append(row)
+    for group, members in groups.items():
+        summary = (
+            entry.results.get("overall") if group == "overall" else entry.results.get(f"by_{stratum}", {}).get(group)
+        )
+        for metric in entry.content["headline_metrics"]:
+            expected = (summary or {}).get(metric, {}).get("value")
+            mean = math.fsum(r["values"].get(metric, math.nan) for r in members) / max(1, len(members))
+            if expected is None or not math.isclose(mean, expected, rel_tol=1e-9, abs_tol=1e-12):
+                raise DatasetError(
+                    str(path), "", f"{metric} mean over {group} is {mean:.6f}, the report says {expected}"
+                )

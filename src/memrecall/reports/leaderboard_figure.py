@@ -1,0 +1,72 @@
+"""Quality against cost per leaderboard table: primary metric against time per query, Pareto front marked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memrecall.reports.leaderboard_entries import Entry
+
+X_LABEL = "time per query, ms (prepare + index + rank, over queries; log scale)"
+
+
+def per_query_ms(entry: Entry) -> float | None:
+    """All-in milliseconds per query (the run's total time over its queries), or None without cost."""
+    cost = entry.cost
+    total, queries = cost.get("total_seconds"), cost.get("queries")
+    if not isinstance(total, (int, float)) or not isinstance(queries, int) or queries <= 0:
+        return None
+    return max(1000.0 * total / queries, 1e-4)
+
+
+def pareto_front(points: Sequence[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
+    """Points no other point beats on both (lower cost, higher quality); by cost, ties by quality then name."""
+    front, best = [], float("-inf")
+    for point in sorted(points, key=lambda p: (p[0], -p[1], p[2])):
+        if point[1] > best:
+            front.append(point)
+            best = point[1]
+    return front
+
+
+def figure_svg(table, entries: Sequence[Entry]) -> bytes:
+    """The table's figure as SVG bytes, identical for identical inputs (fixed hash salt, no date)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullFormatter
+
+    groups = table.groups
+    with matplotlib.rc_context({"svg.hashsalt": "memrecall-leaderboard", "font.size": 9, "svg.fonttype": "path"}):
+        figure = Figure(figsize=(4.2 * len(groups), 3.4))
+        FigureCanvasSVG(figure)
+        axes = figure.subplots(1, len(groups), squeeze=False)[0]
+        for ax, group in zip(axes, groups, strict=True):
+            points = []
+            for entry in entries:
+                cell, x = table.cell(entry, group, table.primary), per_query_ms(entry)
+                if cell is not None and x is not None:
+                    points.append((x, cell["value"], entry.system))
+            front = pareto_front(points)
+            on_front = {p[2] for p in front}
+            for x, y, name in sorted(points, key=lambda p: p[2]):
+                marker = dict(color="#1f5fa8") if name in on_front else dict(facecolor="none", edgecolor="#777777")
+                ax.scatter([x], [y], s=28, zorder=3, **marker)
+                ax.annotate(name, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7)
+            if front:
+                ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#1f5fa8", lw=1, zorder=2)
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_ylim(-0.03, 1.05)
+            ax.set_title(group if group != "overall" else table.title, fontsize=9)
+            ax.set_xlabel(X_LABEL, fontsize=7)
+            ax.set_ylabel(table.primary)
+            ax.grid(True, alpha=0.3)
+        figure.suptitle(f"{table.title}: {table.primary} against time per query; filled = Pareto front", fontsize=9)
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    return buffer.getvalue()

@@ -1,0 +1,252 @@
+"""The leaderboard site as files: index.html (every table, figure, the rows apart, how to submit) and a card
+per row. Every string from a report goes through html_text / html_attr; nothing depends on the clock."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from memrecall.reports.escape import html_attr, html_text
+from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.leaderboard_assets import CSS, JS
+from memrecall.reports.leaderboard_entries import Entry
+from memrecall.reports.leaderboard_figure import figure_svg, per_query_ms
+from memrecall.reports.leaderboard_tables import ALPHA, Table, slug
+
+SUBMIT = [
+    "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
+    "--output entries/epirec/my-system.report.json --export-rankings entries/epirec/my-system.rankings.jsonl",
+    "memrecall verify entries/epirec/my-system.report.json --rankings entries/epirec/my-system.rankings.jsonl",
+]
+COST_HEADERS = ["prepare + index s", "latency p50 ms", "latency p95 ms", "ms per query, all-in", "peak RSS MiB"]
+
+
+def link(target: Path, site: Path, depth: int = 0) -> str:
+    """A relative POSIX link from a page `depth` folders below the site root to `target`."""
+    relative = os.path.relpath(Path(target).resolve(), Path(site).resolve())
+    return "../" * depth + Path(relative).as_posix()
+
+
+def card_path(table: Table, entry: Entry) -> str:
+    """Where a row's card goes inside the site."""
+    return f"cards/{table.slug}/{slug(entry.system)}.html"
+
+
+def page(title: str, body: list[str]) -> str:
+    """A whole HTML document with our CSS and JavaScript inline."""
+    head = f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html_text(title)}</title>\n'
+    return (
+        head
+        + f"<style>{CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + f"\n<script>{JS}</script>\n</body>\n</html>\n"
+    )
+
+
+def badge(state: str) -> str:
+    """The state badge of a row."""
+    kind = slug(state.split()[0]) if state else "unverified"
+    return f'<span class="badge {html_attr(kind)}">{html_text(state)}</span>'
+
+
+def num(value: float | None, digits: int) -> str:
+    """A right-aligned numeric cell that sorts by its value; blank when unknown."""
+    if value is None:
+        return '<td class="num" data-sort="">-</td>'
+    return f'<td class="num" data-sort="{value:.6g}">{value:.{digits}f}</td>'
+
+
+def cost_cells(entry: Entry) -> list[str]:
+    """Prepare + index seconds, p50 and p95 latency, all-in ms per query, peak memory."""
+    cost = entry.cost
+    latency = cost.get("query_latency_ms") or {}
+    build = None
+    if isinstance(cost.get("index_seconds"), (int, float)):
+        build = float(cost.get("prepare_seconds") or 0.0) + float(cost["index_seconds"])
+    return [
+        num(build, 3),
+        num(latency.get("p50"), 3),
+        num(latency.get("p95"), 3),
+        num(per_query_ms(entry), 3),
+        num(cost.get("peak_rss_mib"), 0),
+    ]
+
+
+def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: bool) -> str:
+    """Value [CI], and on the primary metric of a tested row whether it is separable from the group's best."""
+    cell = table.cell(entry, group, metric)
+    if cell is None:
+        return '<td class="num" data-sort="">-</td>'
+    text = f'{cell["value"]:.3f} <span class="ci">[{cell["ci_low"]:.2f}, {cell["ci_high"]:.2f}]</span>'
+    versus = table.versus.get((entry.system, group)) if tested and metric == table.primary else None
+    if versus is not None and versus.best:
+        text += '<span class="vs best">best</span>'
+    elif versus is not None:
+        kind = "separable" if versus.separable else "tied"
+        words = "separable from best" if versus.separable else "not separable from best"
+        text += f'<span class="vs {kind}">{words}, p<sub>Holm</sub> {versus.p_holm:.4f}</span>'
+    return f'<td class="num" data-sort="{cell["value"]:.6g}">{text}</td>'
+
+
+def links(table: Table, entry: Entry, site: Path) -> str:
+    """Card, report, rankings and config links of a row."""
+    card = card_path(table, entry)
+    parts = [
+        f'<a href="{html_attr(card)}">card</a>',
+        f'<a href="{html_attr(link(entry.report_path, site))}">report</a>',
+        f'<a href="{html_attr(link(entry.rankings_path, site))}">rankings</a>',
+        f'<a href="{html_attr(card)}#config">config</a>',
+    ]
+    return '<td class="links">' + " &middot; ".join(parts) + "</td>"
+
+
+def headers(table: Table, extra: Sequence[str] = ()) -> list[str]:
+    """Column headings: system, state, each group x metric, cost, then any extras, then links."""
+    cells = ["system", "state"]
+    for group in table.groups:
+        for metric in table.metrics:
+            cells.append(metric if group == "overall" else f"{group} {metric}")
+    return [*cells, *COST_HEADERS, *extra, "links"]
+
+
+def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool, css_id: str, extra=None) -> list[str]:
+    """A sortable table of rows; `extra(entry)` adds cells before the links."""
+    names = headers(table, ["manifest fields that differ"] if extra else [])
+    out = [f'<div class="wide"><table class="sortable" id="{html_attr(css_id)}">', "<thead><tr>"]
+    out += [f"<th>{html_text(name)}</th>" for name in names]
+    out += ["</tr></thead>", "<tbody>"]
+    for entry in entries:
+        cells = [
+            f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>',
+            f"<td>{badge(entry.state)}</td>",
+        ]
+        cells += [metric_cell(table, entry, g, m, tested) for g in table.groups for m in table.metrics]
+        cells += cost_cells(entry)
+        cells += [extra(entry)] if extra else []
+        cells.append(links(table, entry, site))
+        out.append(f'<tr data-system="{html_attr(entry.system)}">' + "".join(cells) + "</tr>")
+    return [*out, "</tbody>", "</table></div>"]
+
+
+def table_section(table: Table, site: Path) -> list[str]:
+    """One benchmark's section: figure, comparable rows, oracle rows, rows apart."""
+    out = [f'<h2 id="{html_attr(table.slug)}">{html_text(table.title)}</h2>']
+    out.append(
+        f'<p class="note">{len(table.rows)} comparable rows, best first on {html_text(table.primary)}. '
+        f"Under the primary metric: each row against the best row of its column, a two-sided paired sign-flip "
+        f"randomisation test on per-query values, Holm-adjusted across the rows; separable when p<sub>Holm</sub> "
+        f"&lt; {ALPHA}. Click a heading to sort.</p>"
+    )
+    out.append(
+        f'<img class="figure" src="figures/{html_attr(table.slug)}.svg" alt="{html_attr(table.title)}: '
+        f'{html_attr(table.primary)} against time per query">'
+    )
+    out += rows_table(table, table.rows, site, True, f"{table.slug}-main")
+    if table.oracle:
+        out.append("<h3>Oracle systems (they read gold labels; not ranked)</h3>")
+        out += rows_table(table, table.oracle, site, False, f"{table.slug}-oracle")
+    if table.apart:
+        fields = {e.system: f for e, f in table.apart}
+        out.append("<h3>Not comparable (their comparability manifest differs from this table's reference)</h3>")
+        out += rows_table(
+            table,
+            [e for e, _ in table.apart],
+            site,
+            False,
+            f"{table.slug}-apart",
+            lambda e: "<td>" + html_text(", ".join(fields[e.system])) + "</td>",
+        )
+    return out
+
+
+def index_page(tables: Sequence[Table], site: Path) -> str:
+    """The leaderboard's index.html."""
+    body = [
+        "<h1>memrecall leaderboard</h1>",
+        '<p class="note">Retrieval for agent memory, measured by memrecall from signed reports. Cells: headline '
+        "metric with its 95 % bootstrap CI. Cost comes from each report's unsigned env (the machine that ran it). "
+        "State: <em>replayed</em> = the rankings were scored again here and gave identical content; "
+        "<em>signed by KEY</em> = a signature by that key checks; <em>fingerprint only</em> = the content hash "
+        "and rankings hash check, nothing more; <em>UNVERIFIED</em> = a check failed.</p>",
+        "<ul>" + "".join(f'<li><a href="#{html_attr(t.slug)}">{html_text(t.title)}</a></li>' for t in tables) + "</ul>",
+    ]
+    for table in tables:
+        body += table_section(table, site)
+    body += [
+        '<h2 id="submit">How to submit</h2>',
+        "<p>Two commands give a verifiable entry: a report with its "
+        "rankings, then this page rebuilt from the folder (it replays every entry whose data it has).</p>",
+    ]
+    body += [f"<pre><code>{html_text(command)}</code></pre>" for command in SUBMIT]
+    return page("memrecall leaderboard", body)
+
+
+def card_page(table: Table, entry: Entry, site: Path) -> str:
+    """A row's card: state and checks, every metric by group, cost, config, provenance, links."""
+    content, depth = entry.content, 2
+    metrics = content["scoring"]["metrics"]
+    stratum = content.get("primary_stratum")
+    body = [f"<h1>{html_text(entry.system)} on {html_text(table.title)}</h1>", f"<p>{badge(entry.state)}</p>", "<ul>"]
+    body += [
+        f"<li>{'ok' if c.ok else 'FAILED'}: {html_text(c.name)} ({html_text(c.detail)})</li>" for c in entry.checks
+    ]
+    body += ["</ul>", "<h2>Results (95 % CI)</h2>", "<table><thead><tr><th>group</th><th>n</th>"]
+    body += [f"<th>{html_text(m)}</th>" for m in metrics] + ["</tr></thead><tbody>"]
+    groups = [("overall", entry.results.get("overall") or {})]
+    groups += sorted((entry.results.get(f"by_{stratum}") or {}).items()) if stratum else []
+    for name, row in groups:
+        cells = [f"<td>{html_text(name)}</td>", f'<td class="num">{html_text(row.get("n", "-"))}</td>']
+        for metric in metrics:
+            value = row.get(metric)
+            cells.append(
+                f'<td class="num">{value["value"]:.3f} [{value["ci_low"]:.2f}, {value["ci_high"]:.2f}]</td>'
+                if value
+                else '<td class="num">-</td>'
+            )
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    body += ["</tbody></table>", "<h2>Cost (unsigned env)</h2>"]
+    body.append(f"<pre>{html_text(json.dumps(entry.cost, indent=2, sort_keys=True))}</pre>")
+    body += [
+        '<h2 id="config">Config (unsigned env)</h2>',
+        f"<pre>{html_text(json.dumps(entry.config, indent=2, sort_keys=True))}</pre>",
+    ]
+    task = content["task"]
+    facts = [
+        (
+            "task",
+            f"{task['name']} {task['version']}: {task['stores']} stores, {task['documents']} documents, "
+            f"{task['queries']} queries",
+        ),
+        ("data sha256", task["source_sha256"]),
+        ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
+        ("report fingerprint (content sha256)", report_fingerprint(entry.report) or ""),
+        ("memrecall version", content.get("memrecall_version", "")),
+    ]
+    body += ["<h2>Provenance</h2>", "<table><tbody>"]
+    body += [f"<tr><th>{html_text(k)}</th><td><code>{html_text(v)}</code></td></tr>" for k, v in facts]
+    body += ["</tbody></table>", "<p>"]
+    body.append(
+        f'<a href="{html_attr(link(entry.report_path, site, depth))}">report</a> &middot; '
+        f'<a href="{html_attr(link(entry.rankings_path, site, depth))}">rankings</a> &middot; '
+        f'<a href="../../index.html#{html_attr(table.slug)}">back to the leaderboard</a></p>'
+    )
+    return page(f"{entry.system}: {table.title}", body)
+
+
+def site_files(tables: Sequence[Table], site: Path) -> dict[str, bytes]:
+    """Every file of the site by relative path: index, one card per row, one figure per table."""
+    files = {"index.html": index_page(tables, site).encode("utf-8")}
+    for table in tables:
+        files[f"figures/{table.slug}.svg"] = figure_svg(table, table.rows)
+        for entry in [*table.rows, *table.oracle, *(e for e, _ in table.apart)]:
+            path = card_path(table, entry)
+            if path in files:
+                from memrecall.errors import DatasetError
+
+                raise DatasetError(
+                    str(entry.report_path), "", f"system name {entry.system!r} clashes with another's card"
+                )
+            files[path] = card_page(table, entry, site).encode("utf-8")
+    return dict(sorted(files.items()))

@@ -1,0 +1,180 @@
+"""The leaderboard's tables: one per benchmark and version, rows apart by comparability and oracle, and each
+row's paired test against the best row (sign-flip randomisation on per-query values, Holm-adjusted)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memrecall.benchmarks import BENCHMARKS
+from memrecall.errors import DatasetError
+from memrecall.io import canonical_json
+from memrecall.reports.comparability import mismatches
+from memrecall.reports.leaderboard_entries import Entry
+from memrecall.scoring.metrics import group_rng
+from memrecall.scoring.paired import PERMUTATIONS, holm_adjust, randomisation_p
+
+ALPHA = 0.05
+SEED = 0
+TITLES = {
+    "epirec": "EpiRec {version}, by probe type",
+    "locomo": "LoCoMo, session documents",
+    "locomo-turn": "LoCoMo, turn documents",
+    "longmemeval": "LongMemEval {version}, Perseus protocol",
+    "longmemeval-official": "LongMemEval {version}, official protocol",
+}
+
+
+@dataclass
+class Versus:
+    """A row against the best row of one group: whether it is the best, its Holm-adjusted p, separable or not."""
+
+    best: bool
+    p_holm: float | None = None
+
+    @property
+    def separable(self) -> bool:
+        """True when the Holm-adjusted p is below 0.05."""
+        return self.p_holm is not None and self.p_holm < ALPHA
+
+
+@dataclass
+class Table:
+    """One benchmark and version: comparable rows (ranked), rows apart with the manifest fields that differ,
+    oracle rows, and each comparable row's test against the best."""
+
+    slug: str
+    title: str
+    benchmark: str
+    groups: list[str]
+    metrics: list[str]
+    primary: str
+    rows: list[Entry] = field(default_factory=list)
+    apart: list[tuple[Entry, list[str]]] = field(default_factory=list)
+    oracle: list[Entry] = field(default_factory=list)
+    versus: dict[tuple[str, str], Versus] = field(default_factory=dict)
+
+    def cell(self, entry: Entry, group: str, metric: str) -> dict | None:
+        """{value, ci_low, ci_high} of a metric in a group, or None."""
+        results = entry.results
+        row = (
+            results.get("overall")
+            if group == "overall"
+            else results.get(f"by_{entry.content['primary_stratum']}", {}).get(group)
+        )
+        return (row or {}).get(metric)
+
+
+def table_key(entry: Entry) -> tuple[int, str, str]:
+    """(benchmark order, version descending, task name): the order tables appear in."""
+    task = entry.content["task"]
+    order = list(BENCHMARKS).index(entry.content["benchmark"])
+    inverted = "".join(chr(0x10FFFF - ord(c)) for c in str(task["version"]))
+    return order, inverted, str(task["name"])
+
+
+def build_tables(entries: Sequence[Entry]) -> list[Table]:
+    """The tables of a set of entries, in table_key order; two entries naming one system in one table is an error."""
+    by_key: dict[tuple, list[Entry]] = {}
+    for entry in entries:
+        by_key.setdefault(table_key(entry), []).append(entry)
+    tables = []
+    for key in sorted(by_key):
+        members = by_key[key]
+        seen: dict[str, Entry] = {}
+        for entry in members:
+            if entry.system in seen:
+                raise DatasetError(
+                    str(entry.report_path), "", f"system {entry.system!r} is also in {seen[entry.system].report_path}"
+                )
+            seen[entry.system] = entry
+        tables.append(_table(members))
+    return tables
+
+
+def slug(text: str) -> str:
+    """Lower-case letters, digits and dashes only."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
+
+
+def _table(members: list[Entry]) -> Table:
+    """A table from its entries: oracle rows apart, then rows whose manifest differs from the reference."""
+    first = members[0].content
+    version = str(first["task"]["version"])
+    stratum = first.get("primary_stratum")
+    grouped = first["benchmark"] == "epirec"
+    groups = sorted({g for e in members for g in e.results.get(f"by_{stratum}", {})}) if grouped else ["overall"]
+    table = Table(
+        slug=slug(f"{first['benchmark']}-{version}"),
+        title=TITLES[first["benchmark"]].format(version=version),
+        benchmark=first["benchmark"],
+        groups=groups,
+        metrics=list(first["headline_metrics"]),
+        primary=first["primary_metric"],
+    )
+    ordinary = [e for e in members if not e.oracle]
+    table.oracle = _ranked(table, [e for e in members if e.oracle])
+    reference = reference_manifest(ordinary)
+    comparable = []
+    for entry in ordinary:
+        fields = [name for name, _, _ in mismatches(entry.content["comparability"], reference)]
+        (table.apart.append((entry, fields)) if fields else comparable.append(entry))
+    table.apart.sort(key=lambda item: item[0].system)
+    table.rows = _ranked(table, comparable)
+    for group in groups:
+        table.versus.update(_against_best(table, group))
+    return table
+
+
+def reference_manifest(entries: Sequence[Entry]) -> dict:
+    """The manifest most entries share (ties: the smallest canonical JSON); {} for no entries."""
+    if not entries:
+        return {}
+    counts = Counter(canonical_json(e.content["comparability"]) for e in entries)
+    best = min(counts, key=lambda text: (-counts[text], text))
+    return next(e.content["comparability"] for e in entries if canonical_json(e.content["comparability"]) == best)
+
+
+def _value(table: Table, entry: Entry, group: str) -> float:
+    cell = table.cell(entry, group, table.primary)
+    return cell["value"] if cell else float("-inf")
+
+
+def _ranked(table: Table, entries: list[Entry]) -> list[Entry]:
+    """Best first on the primary metric of the first group; ties by system name."""
+    return sorted(entries, key=lambda e: (-_value(table, e, table.groups[0]), e.system))
+
+
+def _values(entry: Entry, group: str, metric: str) -> dict[str, float]:
+    """Per-query values of a metric in a group, by query id."""
+    return {
+        r["query_id"]: float(r["values"][metric])
+        for r in entry.scores
+        if group == "overall" or str(r.get("group")) == group
+    }
+
+
+def _against_best(table: Table, group: str) -> dict[tuple[str, str], Versus]:
+    """Each comparable row minus the group's best row, paired by query; Holm across the rows of the group."""
+    if not table.rows:
+        return {}
+    best = min(table.rows, key=lambda e: (-_value(table, e, group), e.system))
+    base = _values(best, group, table.primary)
+    others = [e for e in table.rows if e is not best]
+    p_values = []
+    for entry in others:
+        mine = _values(entry, group, table.primary)
+        if set(mine) != set(base):
+            raise DatasetError(str(entry.report_path), "", f"its scored queries differ from {best.report_path}'s")
+        ids = sorted(base)
+        diff = np.array([mine[q] - base[q] for q in ids], dtype=np.float64)
+        rng = group_rng(SEED, f"leaderboard:{table.slug}:{group}:{entry.system}")
+        p_values.append(randomisation_p(diff, rng, PERMUTATIONS))
+    out = {(best.system, group): Versus(True)}
+    for entry, adjusted in zip(others, holm_adjust(p_values), strict=True):
+        out[(entry.system, group)] = Versus(False, adjusted)
+    return out

@@ -1,0 +1,172 @@
+"""`sweep`: many systems on many benchmarks, each pair through `memrecall run` in its own process.
+
+Each (system, benchmark) pair runs as `python -m memrecall run` (so through api.run_system, the one
+pipeline) in a child process: a crash, an exit or a memory blow-up of one system cannot stop the rest,
+and the peak memory a report records is that pair's own. Each pair gets an empty embedding cache, so its
+cost includes encoding (cold), whatever ran before. The child writes into a scratch folder; this
+process checks the rankings against the task, adds the per-query scores file, and writes the outputs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from memrecall.benchmarks import REPO_ROOT, get_benchmark
+from memrecall.errors import ConfigError, UsageError
+
+ALIASES = {
+    "epirec-v1": ("epirec", Path("data") / "epirec_v1.json"),
+    "epirec-v2": ("epirec", Path("data") / "epirec_v2.json"),
+}
+
+
+@dataclass(frozen=True)
+class SweepBenchmark:
+    """A sweep entry: its name (the output folder), the registered benchmark, and its data file."""
+
+    name: str
+    benchmark: str
+    data: Path | None
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    """What became of one (system, benchmark) pair: its report (None when it failed) and why it failed."""
+
+    system: str
+    entry: str
+    report: dict | None
+    error: str | None
+
+
+def parse_data_options(values: Sequence[str]) -> dict[str, Path]:
+    """`NAME=PATH` pairs (NAME a sweep benchmark name) as a mapping; a malformed or repeated one is an error."""
+    out: dict[str, Path] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise UsageError(f"--data {value!r}: expected NAME=PATH, e.g. locomo=/data/locomo10.json")
+        if name in out:
+            raise UsageError(f"--data {name} is given twice")
+        out[name] = Path(path)
+    return out
+
+
+def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[SweepBenchmark]:
+    """Sweep entries for benchmark names (registered names, or epirec-v1 / epirec-v2 for a bundled release)."""
+    if len(set(names)) != len(names):
+        raise UsageError("--benchmarks lists a benchmark twice")
+    unused = sorted(set(data) - set(names))
+    if unused:
+        raise UsageError(f"--data {unused[0]}=...: {unused[0]} is not in --benchmarks")
+    out = []
+    for name in names:
+        if name in ALIASES:
+            benchmark, bundled = ALIASES[name]
+            default: Path | None = bundled if (Path.cwd() / bundled).exists() else REPO_ROOT / bundled
+        else:
+            get_benchmark(name)
+            benchmark, default = name, None
+        out.append(SweepBenchmark(name, benchmark, data.get(name, default)))
+    return out
+
+
+def output_paths(out: Path, system: str, entry: str) -> dict[str, Path]:
+    """Where one pair's report, rankings and per-query scores go: OUT/ENTRY/SYSTEM.*."""
+    folder = out / entry
+    return {
+        "report": folder / f"{system}.report.json",
+        "rankings": folder / f"{system}.rankings.jsonl",
+        "scores": folder / f"{system}.scores.jsonl",
+    }
+
+
+def run_pair(system: str, entry: SweepBenchmark, seed: int, resamples: int, extra: Sequence[str] = ()) -> tuple:
+    """Run one pair in a child `memrecall run`: (report, rankings text) or raise SystemFailure with its error."""
+    import json
+
+    from memrecall.errors import SystemFailure
+
+    with tempfile.TemporaryDirectory(prefix="memrecall-sweep-") as scratch:
+        report_path, rankings_path = Path(scratch) / "report.json", Path(scratch) / "rankings.jsonl"
+        command = [sys.executable, "-m", "memrecall", "run", entry.benchmark, "--system", system, "--quiet"]
+        command += ["--data", str(entry.data)] if entry.data else []
+        command += ["--output", str(report_path), "--export-rankings", str(rankings_path)]
+        command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(Path(scratch) / "cache")]
+        command += list(extra)
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+            reason = lines[-1] if lines else f"exit code {done.returncode}"
+            raise SystemFailure(reason.removeprefix("error: ")[:300])
+        return json.loads(report_path.read_text(encoding="utf-8")), rankings_path.read_text(encoding="utf-8")
+
+
+def sweep(
+    systems: Sequence[str],
+    entries: Sequence[SweepBenchmark],
+    out: Path,
+    seed: int = 0,
+    resamples: int = 2000,
+    extra: Sequence[str] = (),
+    say: Callable[[str], None] = lambda _: None,
+) -> list[PairOutcome]:
+    """Every system on every entry; failures are recorded and skipped, never stop the rest."""
+    from memrecall.errors import MemrecallError
+    from memrecall.io import atomic_write_text, write_json
+    from memrecall.reports.fingerprint import report_fingerprint
+    from memrecall.reports.query_scores import scores_rows, write_scores
+
+    outcomes = []
+    for entry in entries:
+        bench = get_benchmark(entry.benchmark)
+        try:
+            loaded = bench.load(bench.resolve_data(entry.data))
+        except MemrecallError as exc:
+            say(f"{entry.name}: skipped, {exc}")
+            outcomes += [PairOutcome(s, entry.name, None, f"benchmark: {exc}") for s in systems]
+            continue
+        for system in systems:
+            try:
+                report, rankings_text = run_pair(system, entry, seed, resamples, extra)
+                rows = scores_rows(bench, loaded, report, rankings_text)
+            except MemrecallError as exc:
+                say(f"{entry.name} / {system}: failed, {exc}")
+                outcomes.append(PairOutcome(system, entry.name, None, str(exc)))
+                continue
+            paths = output_paths(out, system, entry.name)
+            write_json(paths["report"], report)
+            atomic_write_text(paths["rankings"], rankings_text)
+            write_scores(paths["scores"], rows)
+            say(f"{entry.name} / {system}: content_sha256 {(report_fingerprint(report) or '')[:12]}")
+            outcomes.append(PairOutcome(system, entry.name, report, None))
+    return outcomes
+
+
+def check_names(systems: Sequence[str]) -> list[str]:
+    """Comma-split system names: non-empty, no repeats, each a plain name usable as a file name."""
+    names = [s.strip() for s in systems if s.strip()]
+    if not names:
+        raise ConfigError("--systems is empty")
+    if len(set(names)) != len(names):
+        raise ConfigError("--systems lists a system twice")
+    for name in names:
+        if "/" in name or name.startswith("."):
+            raise ConfigError(f"--systems {name!r}: a name must not hold '/' or start with '.'")
+    return names
+
+
+def outcomes_from_folder(folder: Path) -> list[PairOutcome]:
+    """The outcomes a folder of sweep outputs holds (FOLDER/ENTRY/SYSTEM.report.json), by entry then system."""
+    import json
+
+    out = []
+    for path in sorted(Path(folder).glob("*/*.report.json")):
+        report = json.loads(path.read_text(encoding="utf-8"))
+        out.append(PairOutcome(path.name.removesuffix(".report.json"), path.parent.name, report, None))
+    return out

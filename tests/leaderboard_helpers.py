@@ -1,0 +1,42 @@
+"""A small leaderboard built by the real commands: sweep on the mini fixtures, then leaderboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import FIXTURES, MINI_RELEASE, run
+
+LOCOMO = FIXTURES / "locomo_mini.json"
+SYSTEMS = ("fts5", "hashing", "recency")
+DATA = ("--data", f"epirec={MINI_RELEASE}", "--data", f"locomo={LOCOMO}")
+
+
+def swept_entries(folder: Path) -> Path:
+    """SYSTEMS on the mini EpiRec and mini LoCoMo, swept into folder/entries."""
+    entries = folder / "entries"
+    result = run(
+        "sweep",
+        "--systems",
+        ",".join(SYSTEMS),
+        "--benchmarks",
+        "epirec,locomo",
+        *DATA,
+        "--out",
+        entries,
+        "--resamples",
+        "200",
+        "--quiet",
+    )
+    assert result.exit_code == 0, result.output
+    return entries
+
+
+def build(entries: Path, site: Path, *data: str) -> dict[str, bytes]:
+    """Build the site and return every file it holds (entries excluded) by relative path."""
+    result = run("leaderboard", entries, "--out", site, *data)
+    assert result.exit_code == 0, result.output
+    return {
+        p.relative_to(site).as_posix(): p.read_bytes()
+        for p in sorted(site.rglob("*"))
+        if p.is_file() and entries not in p.parents
+    }

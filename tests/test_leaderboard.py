@@ -1,0 +1,212 @@
+"""`memrecall leaderboard`: tables per benchmark, rows apart, paired tests, escaping, byte-identical rebuilds."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import run
+from leaderboard_helpers import DATA, SYSTEMS, build, swept_entries
+
+from memrecall.reports.leaderboard_entries import load_data, read_entries
+from memrecall.reports.leaderboard_figure import pareto_front
+from memrecall.reports.leaderboard_tables import build_tables
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("board")
+    entries = swept_entries(folder)
+    return folder, entries, build(entries, folder, *DATA)
+
+
+def copy_board(site, tmp_path) -> Path:
+    folder, entries, _ = site
+    shutil.copytree(entries, tmp_path / "entries")
+    return tmp_path / "entries"
+
+
+def edit_report(path: Path, change) -> None:
+    report = json.loads(path.read_text())
+    change(report["content"])
+    path.write_text(json.dumps(report))
+
+
+def test_site_holds_index_a_card_per_row_and_a_figure_per_table(site):
+    _, _, files = site
+    cards = sorted(f"cards/{t}/{s}.html" for t in ("epirec-test", "locomo-session") for s in SYSTEMS)
+    assert sorted(files) == sorted(["index.html", *cards, "figures/epirec-test.svg", "figures/locomo-session.svg"])
+
+
+def test_rebuilding_gives_the_same_bytes(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    assert build(entries, tmp_path, *DATA) == site[2]
+
+
+def test_every_row_is_replayed_when_its_data_is_given_and_fingerprint_only_otherwise(site, tmp_path):
+    index = site[2]["index.html"].decode()
+    assert index.count('class="badge replayed"') == 6
+    entries = copy_board(site, tmp_path)
+    epirec_only = build(entries, tmp_path, DATA[0], DATA[1])["index.html"].decode()
+    assert epirec_only.count('class="badge replayed"') == 3
+    assert epirec_only.count('class="badge fingerprint"') == 3
+
+
+def test_every_link_points_at_a_file_that_exists(site):
+    folder, _, files = site
+    for name, content in files.items():
+        if name.endswith(".html"):
+            for target in re.findall(r'(?:href|src)="([^"#]+)', content.decode()):
+                assert (folder / name).parent.joinpath(target).resolve().is_file(), (name, target)
+
+
+def test_a_tampered_report_is_unverified_and_hostile_names_are_escaped(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    evil = "<img src=x onerror=alert(1)>&\"'"
+
+    def rename(content):
+        content["systems"][evil] = content["systems"].pop("fts5")
+        content["system_order"] = [evil]
+
+    edit_report(entries / "epirec" / "fts5.report.json", rename)
+    files = build(entries, tmp_path, *DATA)
+    index = files["index.html"].decode()
+    assert "<img src=x" not in index and "&lt;img src=x onerror=alert(1)&gt;&amp;" in index
+    assert 'data-system="&lt;img src=x onerror=alert(1)&gt;&amp;&quot;&#x27;"' in index
+    card = files["cards/epirec-test/img-src-x-onerror-alert-1.html"].decode()
+    assert "<img src=x" not in card and '<span class="badge unverified">UNVERIFIED</span>' in card
+    assert "FAILED: fingerprint" in card
+
+
+def test_oracle_rows_and_rows_with_another_manifest_are_listed_apart_naming_fields(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    edit_report(entries / "epirec" / "hashing.report.json", lambda c: c.update(uses_gold_labels=True))
+    edit_report(
+        entries / "locomo" / "recency.report.json", lambda c: c["comparability"]["split"].update(max_instances=3)
+    )
+    tables = build_tables(read_entries(entries, load_data({})))
+    epirec, locomo = tables
+    assert [e.system for e in epirec.oracle] == ["hashing"] and "hashing" not in [e.system for e in epirec.rows]
+    assert [(e.system, fields) for e, fields in locomo.apart] == [("recency", ["split.max_instances"])]
+    assert [e.system for e in locomo.rows] == ["fts5", "hashing"]
+    index = build(entries, tmp_path)["index.html"].decode()
+    assert "Oracle systems (they read gold labels; not ranked)" in index
+    assert "<td>split.max_instances</td>" in index
+
+
+def test_a_copy_of_the_best_row_is_not_separable_from_it(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    for kind in ("report.json", "rankings.jsonl", "scores.jsonl"):
+        shutil.copy(entries / "epirec" / f"fts5.{kind}", entries / "epirec" / f"twin.{kind}")
+
+    def rename(content):
+        content["systems"]["twin"] = content["systems"].pop("fts5")
+        content["system_order"] = ["twin"]
+
+    edit_report(entries / "epirec" / "twin.report.json", rename)
+    (epirec, _) = build_tables(read_entries(entries, load_data({})))
+    for group in epirec.groups:
+        tested = {name: v for (name, g), v in epirec.versus.items() if g == group}
+        best = [name for name, v in tested.items() if v.best]
+        assert len(best) == 1 and sorted(tested) == ["fts5", "hashing", "recency", "twin"]
+        if best[0] in ("fts5", "twin"):
+            twin = tested["twin" if best[0] == "fts5" else "fts5"]
+            assert twin.p_holm == 1.0 and not twin.separable
+
+
+def test_rows_are_ordered_best_first_on_the_primary_metric(site):
+    folder, entries, _ = site
+    for table in build_tables(read_entries(entries, load_data({}))):
+        values = [table.cell(e, table.groups[0], table.primary)["value"] for e in table.rows]
+        assert values == sorted(values, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda e: (e / "epirec" / "fts5.rankings.jsonl").unlink(),
+            "its rankings file fts5.rankings.jsonl is not beside it",
+        ),
+        (
+            lambda e: (e / "locomo" / "fts5.scores.jsonl").unlink(),
+            "no fts5.scores.jsonl beside it and no --data for locomo",
+        ),
+        (lambda e: (e / "epirec" / "fts5.report.json").write_text("{"), "fts5.report.json: not a readable JSON report"),
+        (
+            lambda e: (e / "locomo" / "fts5.scores.jsonl").write_text(
+                (e / "locomo" / "recency.scores.jsonl").read_text()
+            ),
+            "fts5.scores.jsonl: recall@1 mean over overall is",
+        ),
+    ],
+)
+def test_broken_entries_are_one_line_errors_and_nothing_is_written(site, tmp_path, change, expected):
+    entries = copy_board(site, tmp_path)
+    change(entries)
+    result = run("leaderboard", entries, "--out", tmp_path / "site")
+    assert result.exit_code == 1 and expected in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "site").exists()
+
+
+def test_scores_that_disagree_with_the_data_are_refused(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    path = entries / "locomo" / "fts5.scores.jsonl"
+    path.write_text("".join(reversed(path.read_text().splitlines(keepends=True))))
+    result = run("leaderboard", entries, "--out", tmp_path / "site", *DATA)
+    assert result.exit_code == 1 and "differs from the scores of its rankings on the data" in result.output
+
+
+@pytest.mark.parametrize(
+    ("points", "front"),
+    [
+        ([(1, 0.5, "a"), (2, 0.4, "b"), (3, 0.9, "c")], ["a", "c"]),
+        ([(1, 0.5, "a"), (1, 0.5, "b")], ["a"]),
+        ([(5, 0.1, "a"), (1, 0.9, "b")], ["b"]),
+        ([], []),
+    ],
+)
+def test_pareto_front_keeps_points_nothing_beats(points, front):
+    assert [p[2] for p in pareto_front(points)] == front
+
+
+def test_a_signed_row_without_its_data_reads_signed_by_its_key_and_a_foreign_key_fails_it(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    for name in ("lab", "other"):
+        assert run("keys", "new", "--out", tmp_path / "keys", "--name", name).exit_code == 0
+    signed = run("keys", "sign", entries / "locomo" / "fts5.report.json", "--key", tmp_path / "keys" / "lab.key")
+    assert signed.exit_code == 0, signed.output
+    key_id = json.loads((entries / "locomo" / "fts5.report.json").read_text())["signatures"][0]["key_id"]
+    (locomo,) = [t for t in build_tables(read_entries(entries, load_data({}))) if t.benchmark == "locomo"]
+    states = {e.system: e.state for e in locomo.rows}
+    assert states == {"fts5": f"signed by {key_id}", "hashing": "fingerprint only", "recency": "fingerprint only"}
+    foreign = build_tables(read_entries(entries, load_data({}), [tmp_path / "keys" / "other.pub"]))
+    assert {e.system: e.state for e in foreign[1].rows}["fts5"] == "UNVERIFIED"
+
+
+def test_longmemeval_reports_get_their_own_table(tmp_path):
+    from conftest import FIXTURES
+
+    lme = FIXTURES / "lme_format_mini.json"
+    swept = run(
+        "sweep",
+        "--systems",
+        "fts5,recency",
+        "--benchmarks",
+        "longmemeval",
+        "--data",
+        f"longmemeval={lme}",
+        "--out",
+        tmp_path / "entries",
+        "--resamples",
+        "100",
+        "--quiet",
+    )
+    assert swept.exit_code == 0, swept.output
+    (table,) = build_tables(read_entries(tmp_path / "entries", load_data({"longmemeval": [lme]})))
+    assert table.benchmark == "longmemeval" and table.title.endswith("Perseus protocol")
+    assert table.groups == ["overall"] and table.metrics[0] == "recall@1"
+    assert sorted(e.state for e in table.rows) == ["replayed", "replayed"]

@@ -1,0 +1,137 @@
+"""The leaderboard page in a real headless Chromium (Playwright driving Debian's chromium), from file://.
+
+Needs `apt-get install chromium` and `pip install playwright`; without them the test is skipped with that
+message, unless MEMRECALL_REQUIRE_BROWSER=1 (as .ci/run sets), when it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+import pytest
+from leaderboard_helpers import DATA, build, swept_entries
+
+from memrecall.reports.leaderboard_entries import load_data, read_entries
+from memrecall.reports.leaderboard_tables import build_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = ROOT / "docs" / "leaderboard"
+CHROMIUM = os.environ.get("MEMRECALL_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def browser_or_skip():
+    """Playwright's sync API and the system Chromium, or a skip (a failure when MEMRECALL_REQUIRE_BROWSER=1)."""
+    missing = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "playwright is not installed (pip install playwright)"
+    if missing is None and not Path(CHROMIUM).is_file():
+        missing = f"no Chromium at {CHROMIUM} (apt-get install chromium, or set MEMRECALL_CHROMIUM)"
+    if missing:
+        if os.environ.get("MEMRECALL_REQUIRE_BROWSER") == "1":
+            pytest.fail(missing)
+        pytest.skip(missing)
+    return sync_playwright
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_playwright = browser_or_skip()
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("browser-board")
+    entries = swept_entries(folder)
+    build(entries, folder, *DATA)
+    return folder, entries
+
+
+def expected_rows(entries: Path) -> dict[str, list[str]]:
+    """Table id -> the systems it must list, from the entries themselves."""
+    out = {}
+    for table in build_tables(read_entries(entries, load_data({}))):
+        out[f"{table.slug}-main"] = sorted(e.system for e in table.rows)
+        if table.oracle:
+            out[f"{table.slug}-oracle"] = sorted(e.system for e in table.oracle)
+        if table.apart:
+            out[f"{table.slug}-apart"] = sorted(e.system for e, _ in table.apart)
+    return out
+
+
+def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
+    """Every check of the issue, on one built site."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto((site / "index.html").as_uri())
+    page.wait_for_load_state("load")
+
+    tables = page.eval_on_selector_all("table.sortable", "ts => ts.map(t => t.id)")
+    assert sorted(tables) == sorted(expected_rows(entries))
+    for table_id, systems in expected_rows(entries).items():
+        shown = page.eval_on_selector_all(f"#{table_id} tbody tr", "rows => rows.map(r => r.dataset.system)")
+        assert sorted(shown) == systems, table_id
+
+    main = next(t for t in tables if t.endswith("-main"))
+    names = f"#{main} tbody tr"
+    before = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
+    page.click(f"#{main} thead th:nth-child(1)")
+    descending = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
+    assert descending == sorted(before, reverse=True)
+    page.click(f"#{main} thead th:nth-child(1)")
+    ascending = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
+    assert ascending == sorted(before) and ascending != descending
+    page.click(f"#{main} thead th:nth-child(3)")
+    values = page.eval_on_selector_all(f"{names} td:nth-child(3)", "cells => cells.map(c => Number(c.dataset.sort))")
+    assert values == sorted(values, reverse=True)
+
+    pages = [site / "index.html", *sorted((site / "cards").rglob("*.html"))[:3]]
+    for html_page in pages:
+        page.goto(html_page.as_uri())
+        targets = page.eval_on_selector_all("a[href], img[src]", "es => es.map(e => e.href || e.src)")
+        assert targets, html_page
+        for target in targets:
+            url = urlparse(target)
+            assert url.scheme == "file", target
+            assert Path(unquote(url.path)).is_file(), (html_page, target)
+
+    page.goto((site / "index.html").as_uri())
+    page.screenshot(path=str(screenshot), full_page=False)
+    from PIL import Image
+
+    pixels = np.asarray(Image.open(screenshot).convert("L"), dtype=np.float64)
+    assert pixels.shape == (1000, 1400)
+    assert pixels.std() > 20 and (pixels < 200).mean() > 0.02
+    assert problems == []
+    page.close()
+
+
+def test_the_small_site_works_in_chromium(browser, small_site, tmp_path):
+    site, entries = small_site
+    check_page(browser, site, entries, tmp_path / "small.png")
+
+
+def test_the_committed_leaderboard_works_in_chromium(browser, tmp_path):
+    assert (COMMITTED / "index.html").is_file(), "docs/leaderboard/index.html is missing"
+    check_page(browser, COMMITTED, COMMITTED / "entries", tmp_path / "committed.png")
+    shutil.copy(tmp_path / "committed.png", Path(os.environ.get("MEMRECALL_SCREENSHOT", tmp_path / "copy.png")))

@@ -1,0 +1,35 @@
+"""docs/leaderboard/ is exactly what its committed entries rebuild to, and its entries are ours to commit."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
+
+
+def test_the_committed_page_rebuilds_byte_for_byte():
+    done = subprocess.run(
+        [sys.executable, "scripts/leaderboard.py", "check"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "rebuilds byte for byte" in done.stdout
+
+
+def test_committed_locomo_files_hold_ids_and_numbers_only():
+    folders = [ENTRIES / "locomo", ENTRIES / "locomo-turn"]
+    assert all(f.is_dir() for f in folders)
+    for folder in folders:
+        for path in sorted(folder.glob("*.rankings.jsonl")):
+            for line in path.read_text().splitlines():
+                row = json.loads(line)
+                assert sorted(row) == ["query_id", "ranked_ids", "store_id"], path
+                assert all(":" in i or i.startswith("session_") for i in row["ranked_ids"][:3]), path
+        for path in sorted(folder.glob("*.scores.jsonl")):
+            for line in path.read_text().splitlines():
+                row = json.loads(line)
+                assert sorted(row) == ["group", "query_id", "values"] and row["group"] is None, path
+                assert all(isinstance(v, float) for v in row["values"].values()), path
