@@ -83,3 +83,31 @@ def with_unreturned(returned: Iterable[str], store_ids: Sequence[str], depth: in
     seen = set(ranked)
     ranked.extend(doc_id for doc_id in store_ids if doc_id not in seen)
     return ranked[:depth] if depth is not None else ranked
+
+
+def order_hits(hits: Iterable[tuple[str, float]], store_ids: Sequence[str], higher_is_better: bool = True) -> list[str]:
+    """A stack's (id, score) hits sorted best score first, equal scores in store order; ids outside the store dropped.
+
+    Unreturned ids are not added here: pass the result to with_unreturned.
+    """
+    position = {doc_id: index for index, doc_id in enumerate(store_ids)}
+    sign = -1.0 if higher_is_better else 1.0
+    kept = {doc_id: float(score) for doc_id, score in reversed(list(hits)) if doc_id in position}
+    return sorted(kept, key=lambda doc_id: (sign * kept[doc_id], position[doc_id]))
+
+
+def sentence_encoder(adapter: str):
+    """The bundled MiniLM as a sentence_transformers.SentenceTransformer on CPU, loaded offline."""
+    offline_env()
+    import_stack("sentence_transformers", adapter, adapter)
+    from memrecall.encoding.embeddings import load_sentence_model
+
+    return load_sentence_model(local_model_path(), "cpu")
+
+
+def encode_texts(model: Any, texts: Sequence[str]):
+    """Unit-length float32 vectors from SentenceTransformer.encode with its defaults (batch 32, length-sorted)."""
+    import numpy as np
+
+    vectors = model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    return np.ascontiguousarray(vectors, dtype=np.float32)
