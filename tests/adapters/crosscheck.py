@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import tempfile
 from pathlib import Path
 
 from memrecall.benchmarks import get_benchmark
@@ -60,7 +62,7 @@ def unexplained(exact: dict[str, dict[str, float]], other: dict[str, list[str]],
     bad = []
     for qid in differing(exact, other):
         scores = [exact[qid][d] for d in other[qid]]
-        if any(later > earlier + tolerance for earlier, later in zip(scores, scores[1:])):
+        if any(later > earlier + tolerance for earlier, later in zip(scores, scores[1:], strict=False)):
             bad.append(qid)
     return bad
 
@@ -70,5 +72,13 @@ def largest_gap(exact: dict[str, dict[str, float]], other: dict[str, list[str]])
     gap = 0.0
     for qid in differing(exact, other):
         scores = [exact[qid][d] for d in other[qid]]
-        gap = max([gap, *(later - earlier for earlier, later in zip(scores, scores[1:]))])
+        gap = max([gap, *(later - earlier for earlier, later in zip(scores, scores[1:], strict=False))])
     return gap
+
+
+@functools.cache
+def exact_for(benchmark: str) -> tuple[Task, dict[str, dict[str, float]]]:
+    """The task and dense's rankings for `benchmark` (epirec: v2; locomo: the shared LoCoMo file), once per session."""
+    task = load_task(benchmark, LOCOMO if benchmark == "locomo" else None)
+    with tempfile.TemporaryDirectory(prefix="memrecall-crosscheck-") as cache:
+        return task, dense_rankings(task, Path(cache))

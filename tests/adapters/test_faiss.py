@@ -33,9 +33,8 @@ def test_flat_on_the_same_vectors_as_dense_gives_dense_rankings(tmp_path):
     import faiss
     import numpy as np
 
-    from memrecall.encoding.embeddings import text_sha256
+    from memrecall.encoding.embeddings import Encoder, resolve_model, text_sha256
     from memrecall.systems.builtin.dense import DenseRetriever
-    from memrecall.encoding.embeddings import Encoder, resolve_model
 
     task = cc.load_task("epirec")
     dense = DenseRetriever(Encoder(resolve_model(None), tmp_path, device="cpu"))

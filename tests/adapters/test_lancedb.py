@@ -1,4 +1,4 @@
-"""LanceDB adapters: exact cosine vector search and hybrid (native FTS + RRF); offline, deterministic, temp dirs removed."""
+"""LanceDB adapters: exact cosine search and hybrid (native FTS + RRF); offline, deterministic, temp dirs gone."""
 
 from __future__ import annotations
 

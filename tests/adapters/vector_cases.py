@@ -26,7 +26,9 @@ TINY_TOP = {"q-cat": "cat", "q-bread": "bread", "q-stocks": "stocks"}
 def tiny_rankings(adapter) -> dict[str, list[str]]:
     """The adapter's rankings of the tiny task's three queries."""
     adapter.index(TINY_STORE)
-    answers = adapter.rank_many(TINY_QUERIES) if hasattr(adapter, "rank_many") else [adapter.rank(q) for q in TINY_QUERIES]
+    answers = (
+        adapter.rank_many(TINY_QUERIES) if hasattr(adapter, "rank_many") else [adapter.rank(q) for q in TINY_QUERIES]
+    )
     return {q.id: list(a) for q, a in zip(TINY_QUERIES, answers, strict=True)}
 
 
@@ -45,7 +47,9 @@ def check_tiny(adapter) -> dict[str, list[str]]:
 def check_missing_stack(monkeypatch, adapter, module: str, extra: str) -> None:
     """With the stack hidden, index() raises one ConfigError line naming the extra."""
     monkeypatch.setitem(sys.modules, module, None)
-    with pytest.raises(ConfigError, match=rf"^{adapter.name} adapter needs `pip install 'memrecall\[{extra}\]'`") as err:
+    with pytest.raises(
+        ConfigError, match=rf"^{adapter.name} adapter needs `pip install 'memrecall\[{extra}\]'`"
+    ) as err:
         adapter.index(TINY_STORE)
     assert "\n" not in str(err.value)
 

@@ -38,8 +38,10 @@ class LanceDbAdapter:
         from lancedb.embeddings import get_registry
         from lancedb.pydantic import LanceModel, Vector
 
-        embed = get_registry().get("sentence-transformers").create(
-            name=common.local_model_path(), device="cpu", normalize=True
+        embed = (
+            get_registry()
+            .get("sentence-transformers")
+            .create(name=common.local_model_path(), device="cpu", normalize=True)
         )
 
         class Row(LanceModel):
@@ -117,10 +119,20 @@ class LanceDbHybridAdapter(LanceDbAdapter):
 
     name = "lancedb-hybrid"
     rrf_k = 60
+    fts = {
+        "base_tokenizer": "simple",
+        "language": "English",
+        "lower_case": True,
+        "stem": True,
+        "remove_stop_words": True,
+        "ascii_folding": True,
+    }
 
     def _after_add(self) -> None:
-        """Build the native (non-tantivy) full-text index on the text column."""
-        self._table.create_fts_index("text", use_tantivy=False)
+        """Build the native (non-tantivy) full-text index on the text column, its settings stated."""
+        from lancedb.index import FTS
+
+        self._table.create_index("text", config=FTS(**self.fts))
 
     def _search(self, text: str) -> list[tuple[str, float]]:
         """(doc id, RRF relevance) over the union of the vector and full-text results."""
@@ -141,5 +153,5 @@ class LanceDbHybridAdapter(LanceDbAdapter):
             "search": "hybrid: vector flat (exact) + native full-text index, RRFReranker",
             "distance_type": "cosine",
             "rrf_k": self.rrf_k,
-            "fts": "native (use_tantivy=False): simple tokenizer, lower case, English stemming, stop words removed",
+            "fts": {"index": "native FTS (not tantivy)", **self.fts},
         }

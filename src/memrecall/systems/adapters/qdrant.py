@@ -2,9 +2,10 @@
 
 Qdrant's own text interface (client.add / models.Document) goes through fastembed, which downloads ONNX
 models; so vectors come from sentence-transformers' SentenceTransformer loaded from the bundled MiniLM folder
-(normalize_embeddings=True), and Qdrant stores and searches them. Local mode always scans every point (exact;
-qdrant-client warns that search_params such as exact=True have no effect there, so none are passed). Environment (common.OFFLINE_ENV): HF_HUB_OFFLINE=1 and
-TRANSFORMERS_OFFLINE=1 (no hub). Ties: equal scores in store order; unreturned ids appended in store order.
+(normalize_embeddings=True), and Qdrant stores and searches them. Local mode always scans every point
+(exact; qdrant-client warns that search_params such as exact=True have no effect there, so none are passed).
+Environment (common.OFFLINE_ENV): HF_HUB_OFFLINE=1 and TRANSFORMERS_OFFLINE=1 (no hub).
+Ties: equal scores in store order; unreturned ids appended in store order.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class QdrantAdapter:
         if self._client is not None:
             self._client.close()
         self._client = qdrant_client.QdrantClient(":memory:")
-        dimension = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        )
         self._client.create_collection(
             COLLECTION, vectors_config=models.VectorParams(size=dimension(), distance=models.Distance.COSINE)
         )
