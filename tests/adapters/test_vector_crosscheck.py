@@ -25,13 +25,12 @@ HNSW_DIFFERENCES = {
 NEAR_TIE = 1e-6  # cosine; float32 sums in another order move scores by ~1e-7
 
 
-def rankings_of(name: str, task) -> dict[str, list[str]]:
-    """The named adapter's rankings of the task, skipping when its stack is not installed."""
+def make(name: str):
+    """A fresh instance of the named adapter, skipping when its stack is not installed."""
     spec, module, _ = ADAPTERS[name]
     pytest.importorskip(module, reason=f"{module} is not installed (pip install 'memrecall[adapters]')")
     path, attr = spec.split(":")
-    adapter = getattr(importlib.import_module(f"memrecall.systems.adapters.{path}"), attr)()
-    return cc.adapter_rankings(adapter, task)
+    return getattr(importlib.import_module(f"memrecall.systems.adapters.{path}"), attr)()
 
 
 @pytest.mark.parametrize("benchmark", ["epirec", "locomo"])
@@ -39,8 +38,9 @@ def rankings_of(name: str, task) -> dict[str, list[str]]:
 def test_exact_store_ranks_as_dense(name, benchmark):
     if benchmark == "locomo" and not cc.LOCOMO.is_file():
         pytest.skip(f"the real LoCoMo release is not here: put locomo10.json in {cc.LOCOMO.parent}/")
+    adapter = make(name)
     task, exact = cc.exact_for(benchmark)
-    found = rankings_of(name, task)
+    found = cc.adapter_rankings(adapter, task)
     assert len(found) == len(exact) == len(task.queries)
     assert cc.unexplained(exact, found, NEAR_TIE) == []
     assert cc.differing(exact, found) == []
@@ -51,8 +51,9 @@ def test_exact_store_ranks_as_dense(name, benchmark):
 def test_hnsw_store_differences_from_exact_are_counted(name, benchmark):
     if benchmark == "locomo" and not cc.LOCOMO.is_file():
         pytest.skip(f"the real LoCoMo release is not here: put locomo10.json in {cc.LOCOMO.parent}/")
+    adapter = make(name)
     task, exact = cc.exact_for(benchmark)
-    found = rankings_of(name, task)
+    found = cc.adapter_rankings(adapter, task)
     assert len(cc.differing(exact, found)) == HNSW_DIFFERENCES[(name, benchmark)]
 
 
