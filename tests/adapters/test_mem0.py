@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from importlib import metadata
 from types import SimpleNamespace
@@ -9,7 +10,8 @@ from types import SimpleNamespace
 import pytest
 from memory_cases import TINY, ask, dense_cosines, epirec_task, run_on_epirec, tiny_documents, untied_differences
 
-pytest.importorskip("mem0", reason="mem0 adapter tests need `pip install 'memrecall[mem0]'`")
+if importlib.util.find_spec("mem0") is None:  # find_spec: importing it here would beat the adapter's env
+    pytest.skip("mem0 adapter tests need `pip install 'memrecall[mem0]'`", allow_module_level=True)
 
 from memrecall.systems.adapters.mem0 import Mem0Adapter  # noqa: E402
 
@@ -79,3 +81,14 @@ def test_epirec_rankings_are_dense_cosine_order_with_negative_cosines_appended_i
     assert (len(rankings), untied) == (504, 0)
     assert adapter.unreturned == dropped
     print(f"mem0 vs dense on EpiRec v2: {identical}/504 identical, {dropped} negative-cosine documents appended")
+
+
+def test_mem0_imported_with_telemetry_on_is_refused_in_one_line(tiny, monkeypatch):
+    """mem0 reads MEM0_TELEMETRY once at import; the adapter refuses a mem0 imported with it on."""
+    import sys
+
+    from memrecall.errors import ConfigError
+
+    monkeypatch.setattr(sys.modules["mem0.memory.telemetry"], "MEM0_TELEMETRY", True)
+    with pytest.raises(ConfigError, match=r"^mem0 adapter: mem0 was imported with its telemetry on .*MEM0_TEL"):
+        Mem0Adapter().index([])

@@ -1,7 +1,8 @@
 """mem0 `Memory` with infer=False over a local Qdrant store and its huggingface embedder on the bundled MiniLM.
 
 Environment set before mem0 is imported (besides common.OFFLINE_ENV):
-- MEM0_TELEMETRY=False: no posthog analytics, and no fetch of mem0's remote notice file;
+- MEM0_TELEMETRY=False: no posthog analytics, and no fetch of mem0's remote notice file (mem0 reads it once,
+  at import: when something imported mem0 earlier with telemetry on, index() refuses with ConfigError);
 - MEM0_DIR=<a temp folder removed at exit>: mem0 writes config.json (a user id) there, not in ~/.mem0;
 - OPENAI_API_KEY=<placeholder> only when unset: `Memory` builds its default OpenAI LLM client at init even
   though infer=False never calls it; no request is ever made with it.
@@ -17,6 +18,7 @@ import importlib.util
 import logging
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Sequence
 from typing import Any
@@ -91,6 +93,11 @@ class Mem0Adapter:
                 "search; `pip install en_core_web_sm` or uninstall spacy"
             )
         mem0 = import_stack("mem0", "mem0", "mem0")
+        if sys.modules["mem0.memory.telemetry"].MEM0_TELEMETRY:
+            raise ConfigError(
+                "mem0 adapter: mem0 was imported with its telemetry on (it reads MEM0_TELEMETRY once, at import); "
+                "set MEM0_TELEMETRY=False before anything imports mem0"
+            )
         for logger in ("mem0.utils.spacy_models", "mem0.vector_stores.qdrant"):  # the state is in config()
             logging.getLogger(logger).setLevel(logging.ERROR)
         return mem0.Memory.from_config(
