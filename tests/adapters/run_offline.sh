@@ -3,7 +3,7 @@
 #   tests/adapters/run_offline.sh [PYTEST ARGS...]     e.g. PYTHON=/work/venv-adapters/bin/python tests/adapters/run_offline.sh -q
 # `unshare -n` as root (CI); `unshare -rn` (a user namespace mapped to root) otherwise. Inside, only a loopback
 # device exists and it is down, so any connect fails at once with ENETUNREACH and any lookup fails: nothing hangs.
-# MEMRECALL_NO_NETWORK=1 makes tests/adapters/conftest.py refuse to start if the namespace still has a route out;
+# MEMRECALL_NO_NETWORK=1 makes tests/network_guard.py (via tests/conftest.py) refuse to start if the namespace still has a route out;
 # its audit hook fails any test whose Python code tried to connect, even when the stack swallowed the error.
 set -eu
 here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
