@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from network_guard import no_network_attempts, pytest_sessionstart  # noqa: F401 - adapter tests: no network
 
 from memrecall.data.model import JudgedQuery, LabelledDocument
 

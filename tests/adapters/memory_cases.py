@@ -1,0 +1,78 @@
+"""Shared cases for the memory-stack adapter tests: a tiny store, the real EpiRec v2 task, dense cosines."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from functools import lru_cache
+from types import SimpleNamespace
+
+TINY = {
+    "cat": "I adopted a cat named Milo last spring.",
+    "hike": "We went hiking in the Alps and got caught in the rain.",
+    "tuna": "Milo the cat only eats tuna for dinner.",
+    "meeting": "The quarterly budget meeting moved to Tuesday afternoon.",
+    "piano": "My sister practises the piano every evening.",
+}
+TIE_TOLERANCE = 1e-5  # cosines this close may swap between float32 paths (batched vs single encoding)
+
+
+def tiny_documents() -> list[SimpleNamespace]:
+    """Documents with only the public fields an adapter may read: id, text, timestamp."""
+    return [
+        SimpleNamespace(id=doc_id, text=text, timestamp=datetime(2025, 1, day, tzinfo=UTC))
+        for day, (doc_id, text) in enumerate(TINY.items(), start=1)
+    ]
+
+
+def ask(text: str, query_id: str = "q") -> SimpleNamespace:
+    """A query with only the public fields: id, store_id, text, time."""
+    return SimpleNamespace(id=query_id, store_id="s", text=text, time=datetime(2025, 2, 1, tzinfo=UTC))
+
+
+@lru_cache(maxsize=1)
+def epirec_task():
+    """The real EpiRec v2 release as a Task."""
+    from memrecall.benchmarks import get_benchmark
+
+    bench = get_benchmark("epirec")
+    return bench.load(bench.resolve_data(None)).task
+
+
+@lru_cache(maxsize=1)
+def dense_cosines() -> dict[str, dict[str, float]]:
+    """memrecall's dense built-in: cosine of every EpiRec v2 query against every document of its store."""
+    import tempfile
+
+    from memrecall.encoding.embeddings import Encoder, resolve_model
+    from memrecall.systems.builtin.dense import DenseRetriever
+
+    task = epirec_task()
+    dense = DenseRetriever(Encoder(resolve_model(None), tempfile.mkdtemp(prefix="memrecall-dense-")))
+    dense.prepare(task)
+    cosines = {}
+    for store_id, store in task.stores.items():
+        dense.index(store)
+        for query in (q for q in task.queries if q.store_id == store_id):
+            cosines[query.id] = dict(zip([d.id for d in store], dense.similarities(query).tolist(), strict=True))
+    return cosines
+
+
+def run_on_epirec(adapter) -> dict[str, list[str]]:
+    """The adapter's full ranking of every EpiRec v2 query, store by store."""
+    task = epirec_task()
+    rankings = {}
+    for store_id, store in task.stores.items():
+        adapter.index(store)
+        for query in (q for q in task.queries if q.store_id == store_id):
+            rankings[query.id] = list(adapter.rank(query))
+    adapter.close()
+    return rankings
+
+
+def untied_differences(ranking: list[str], expected: list[str], scores: dict[str, float]) -> int:
+    """Positions where two rankings differ by more than swaps of near-tied scores (TIE_TOLERANCE)."""
+    return sum(
+        1
+        for got, want in zip(ranking, expected, strict=True)
+        if got != want and abs(scores[got] - scores[want]) > TIE_TOLERANCE
+    )
