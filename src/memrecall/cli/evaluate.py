@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, card_file, finish_outputs, output_options
+from memrecall.cli.common import bootstrap_options, finish_outputs, new_plan, output_options
 
 BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
 
@@ -16,18 +16,18 @@ def _score_and_print(files, benchmark_name, data, names, seed, resamples, output
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
     from memrecall.io import write_json
-    from memrecall.outputs import check_outputs
     from memrecall.reports.tables import comparison_table, print_table, results_table, systems_rows, table_metrics
     from memrecall.scoring.paired import comparison_rows
 
     benchmark = get_benchmark(benchmark_name)
-    data = benchmark.resolve_data(data)
-    check_outputs(
-        {"--output": output, "--per-query": per_query, "--report-dir": card_file(report_dir)},
-        [*files, data],
-        {"--report-dir": report_dir},
-    )
-    result = evaluate_rankings(list(files), benchmark, data, names, seed, resamples)
+    plan = new_plan()
+    files = [plan.input("RANKINGS", path) for path in files]
+    data = plan.input("--data", benchmark.resolve_data(data))
+    output = plan.output("--output", output)
+    per_query = plan.output("--per-query", per_query)
+    report_dir = plan.card("--report-dir", report_dir)
+    plan.check()
+    result = evaluate_rankings(files, benchmark, data, names, seed, resamples)
     report = result.report
     for source, note in report["env"].get("formats", {}).items():
         click.echo(f"{source}: read as {note}", err=True)
@@ -111,10 +111,12 @@ def compare(runs, names, benchmark_name, data, output, allow_mismatch, seed, res
 def _compare_reports(paths, output: Path, allow_mismatch: bool) -> None:
     """Check the comparability manifests, print every mismatched field and each report's headline values."""
     from memrecall.io import write_json
-    from memrecall.outputs import check_outputs
     from memrecall.reports.compare_reports import compare_reports
 
-    check_outputs({"--output": output}, list(paths))
+    plan = new_plan()
+    paths = [plan.input("RUNS", path) for path in paths]
+    output = plan.output("--output", output)
+    plan.check()
     from memrecall.errors import ConfigError, short
 
     report = compare_reports(list(paths))
@@ -161,6 +163,11 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None, 
     from memrecall.reports.card import write_report_card
     from memrecall.reports.content import shape_problem, verify
 
+    plan = new_plan()
+    report_path = plan.input("REPORT", report_path)
+    per_query = plan.input("--per-query", per_query)
+    out = plan.card("--out", out or report_path.with_name(report_path.stem + "_card"))
+    plan.check()
     report = read_json(report_path)
     problem = shape_problem(report)
     if problem:
@@ -173,10 +180,6 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None, 
         )
     if unverified:
         click.echo(f"warning: {report_path}: signature does not match its content; card marked UNVERIFIED", err=True)
-    out = out or report_path.with_name(report_path.stem + "_card")
-    from memrecall.outputs import check_outputs
-
-    check_outputs({"--out": out / "README.md"}, [report_path, per_query], {"--out": out})
     hardest = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for
