@@ -71,7 +71,7 @@ def new_plan(cache: Path | None = None, writes_cache: bool = False, checkout: bo
 
 
 def protect_checkout(plan, root: Path, generated: bool = True) -> None:
-    """A checkout's corpus sources are protected folders; its rules file (and releases, SHA256SUMS, croissant) inputs."""
+    """A checkout's source folders are protected; its rules file (and releases, SHA256SUMS, croissant) are inputs."""
     data = root / "data"
     if not (data / "memrecall_rules.json").exists() and not (data / "personas").is_dir():
         return

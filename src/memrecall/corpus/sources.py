@@ -72,7 +72,7 @@ class Layout:
             if present and release.file_name not in declared:
                 raise LayoutError(
                     f"{where} declares no rule set for {release.file_name}, which this checkout holds; "
-                    f"add \"{release.file_name}\": \"{rule_set_name(release.rules)}\" to its \"releases\""
+                    f'add "{release.file_name}": "{rule_set_name(release.rules)}" to its "releases"'
                 )
         return tuple(replace(r, rules=declared[r.file_name]) for r in candidates if r.file_name in declared)
 
@@ -207,7 +207,9 @@ def _misnamed_sources(layout: Layout, folder: Path, release: ReleaseSpec) -> lis
             fits = path.is_file() and path.name.endswith(".json") or not path.name.lower().endswith(".json")
             expected = "a persona source file ending in .json"
         if not fits:
-            out.append(Violation(layout.display(path), f"not {expected}; rename it or move it out of {release.sources}/"))
+            out.append(
+                Violation(layout.display(path), f"not {expected}; rename it or move it out of {release.sources}/")
+            )
     return out
 
 
