@@ -292,3 +292,18 @@ def test_distinct_outputs_beside_linked_inputs_still_run(tmp_path, monkeypatch):
     assert json.loads((out / "r.json").read_text())["content"]["task"]["queries"] > 0
     assert (out / "hashing.jsonl").is_file() and (out / "README.md").is_file()
     assert data.read_bytes() == MINI_RELEASE.read_bytes()
+
+
+@pytest.mark.parametrize("command", ["baseline", "run", "longmemeval"])
+def test_a_refusal_creates_no_cache_and_no_report_folder(tmp_path, monkeypatch, command):
+    template, _, kinds = COMMANDS[command]
+    setup = Setup(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMRECALL_CACHE", str(tmp_path / "fresh-cache"))
+    setup.place(kinds[0])
+    argv = setup.argv(template, kinds, ["--report-dir", tmp_path / "card", "--per-query", setup.paths[kinds[0]]])
+    before = snapshot(tmp_path)
+    result = run(*argv)
+    assert_one_line_error(result, "is one of this command's inputs")
+    assert not (tmp_path / "fresh-cache").exists() and not (tmp_path / "card").exists()
+    assert not (setup.checkout / "results").exists() and not (setup.checkout / "IMPORTED").exists()
+    assert snapshot(tmp_path) == before
