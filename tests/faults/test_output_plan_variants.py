@@ -144,7 +144,11 @@ class Setup:
         """Create input `kind` at `at` (default: its natural place) and remember where it is."""
         label, name, data = FILES[kind]
         if at is None:
-            at = self.cache / name if kind == "cache" else (self.checkout if kind == "module" else self.tmp / "in") / name
+            at = (
+                self.cache / name
+                if kind == "cache"
+                else (self.checkout if kind == "module" else self.tmp / "in") / name
+            )
         at.parent.mkdir(parents=True, exist_ok=True)
         at.write_bytes(data)
         self.paths[kind] = at
