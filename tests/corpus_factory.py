@@ -131,9 +131,13 @@ RULES = {"releases": {"epirec_v1.json": "memrecall-epirec-v1", "epirec_v2.json":
 
 
 def declare_rules(root: Path) -> None:
-    """Declare memrecall's rules for the checkout's releases (data/memrecall_rules.json)."""
+    """Declare memrecall's rules for the releases the checkout holds (data/memrecall_rules.json).
+
+    Without data/archive/ a checkout holds v1 only (its sources in data/personas/).
+    """
     (root / "data").mkdir(parents=True, exist_ok=True)
-    (root / "data" / "memrecall_rules.json").write_text(json.dumps(RULES), encoding="utf-8")
+    held = RULES if (root / "data" / "archive").is_dir() else {"releases": {"epirec_v1.json": "memrecall-epirec-v1"}}
+    (root / "data" / "memrecall_rules.json").write_text(json.dumps(held), encoding="utf-8")
 
 
 def write_checkout(root: Path, personas: list[dict]) -> Path:

@@ -58,7 +58,7 @@ def test_audit_refuses_to_write_over_a_persona_source(tmp_path):
     source = root / "data" / "personas" / "p01.json"
     before = source.read_bytes()
     result = run("audit", "--root", root, "--output", source)
-    assert_one_line_error(result, "is one of this command's inputs")
+    assert_one_line_error(result, f"lies inside the corpus sources {root / 'data' / 'personas'}")
     assert source.read_bytes() == before
 
 

@@ -144,7 +144,9 @@ def test_validate_names_an_interrupted_build_and_build_repairs_it(tmp_path):
     layout = Layout(root)
     files = generated_files(layout, validate_sources(layout).sources)
     release = layout.release_file(layout.current)
-    release.write_text(files[release], encoding="utf-8")  # killed after the first of three renames
+    release.write_text(files[release], encoding="utf-8")  # killed after the first of three renames:
+    for staged in (layout.checksums, layout.croissant):  # the other two are still staged beside their targets
+        (staged.parent / f".{staged.name}.k1ll3d.tmp").write_text(files[staged], encoding="utf-8")
     result = run("validate", "--root", root)
     assert result.exit_code == 1
     assert "older than the releases: a build was interrupted; `memrecall build` repairs it" in result.output

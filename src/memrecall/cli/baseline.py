@@ -9,10 +9,10 @@ import click
 from memrecall.cli.common import (
     all_per_query,
     bootstrap_options,
-    card_file,
     executor_options,
     finish_outputs,
     make_executor_from,
+    new_plan,
     output_options,
     report_line,
     sign_option,
@@ -79,26 +79,21 @@ def baseline(
     from memrecall.benchmarks import get_benchmark
     from memrecall.data.rankings import rankings_rows
     from memrecall.io import write_jsonl
-    from memrecall.outputs import check_outputs
     from memrecall.reports.tables import baseline_rows, print_table, results_table
     from memrecall.running.baseline import BaselineOptions, run_baseline
     from memrecall.scoring.policy import ScoringConfig
     from memrecall.systems.registry import parse_system_names
 
     benchmark = get_benchmark("epirec")
-    data = benchmark.resolve_data(data)
     names = parse_system_names(strategies)
-    exports = [export_rankings / f"{name}.jsonl" for name in names] if export_rankings else None
-    check_outputs(
-        {
-            "--output": output,
-            "--per-query": per_query,
-            "--export-rankings": exports,
-            "--report-dir": card_file(report_dir),
-        },
-        [data],
-        {"--export-rankings": export_rankings, "--report-dir": report_dir, "--cache-dir": cache_dir},
-    )
+    plan = new_plan(cache_dir, writes_cache=True)
+    data = plan.input("--data", benchmark.resolve_data(data))
+    output = plan.output("--output", output)
+    per_query = plan.output("--per-query", per_query)
+    export_rankings = plan.folder("--export-rankings", export_rankings, [f"{name}.jsonl" for name in names])
+    report_dir = plan.card("--report-dir", report_dir)
+    cache_dir = plan.stores[0].path
+    plan.check()
     options = BaselineOptions(
         executor=make_executor_from(executor, workers, ray_address),
         device=device,

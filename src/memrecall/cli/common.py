@@ -51,9 +51,51 @@ def make_executor_from(executor: str, workers: int, ray_address: str | None):
     return make_executor(executor, workers, ray_address)
 
 
-def card_file(report_dir: Path | None) -> Path | None:
-    """The Markdown card a --report-dir receives (checked like any output file)."""
-    return report_dir / "README.md" if report_dir is not None else None
+CHECKOUT_FILES = ("memrecall_rules.json", "SHA256SUMS", "croissant.json", "epirec_v1.json", "epirec_v2.json")
+CHECKOUT_SOURCES = ("data/personas", "data/archive")
+
+
+def new_plan(cache: Path | None = None, writes_cache: bool = False, checkout: bool = True):
+    """An output plan that already protects the embedding cache and, in a memrecall checkout, its corpus files."""
+    from memrecall.encoding.embeddings import cache_dir
+    from memrecall.outputs import OutputPlan
+
+    plan = OutputPlan()
+    label = "--cache-dir" if cache is not None else "the embedding cache"
+    if writes_cache:
+        plan.store(label, cache_dir(cache))
+    else:
+        plan.protect(label, cache_dir(cache))
+    if checkout:
+        protect_checkout(plan, Path("."))
+    return plan
+
+
+def protect_checkout(plan, root: Path, generated: bool = True) -> None:
+    """A checkout's source folders are protected; its rules file (and releases, SHA256SUMS, croissant) are inputs."""
+    data = root / "data"
+    if not (data / "memrecall_rules.json").exists() and not (data / "personas").is_dir():
+        return
+    for folder in CHECKOUT_SOURCES:
+        plan.protect("the corpus sources", root / folder)
+    for name in CHECKOUT_FILES if generated else CHECKOUT_FILES[:1]:
+        plan.input("the corpus file", data / name)
+
+
+def plugin_inputs(plan, spec: str) -> None:
+    """A MODULE:ATTR (or entry-point) plug-in's own source file is an input, found without importing it."""
+    import sys
+    from importlib.metadata import entry_points
+
+    from memrecall.outputs import module_file
+
+    for entry in entry_points(group="memrecall.systems"):
+        if entry.name == spec:
+            spec = entry.value
+    if ":" not in spec:
+        return
+    found = module_file(spec.partition(":")[0].strip(), [str(Path.cwd()), *sys.path])
+    plan.input("--system", found)
 
 
 SEED_TYPE = click.IntRange(0, MAX_SEED)

@@ -36,20 +36,28 @@ def _require_checkout(root: Path) -> None:
         )
 
 
-def _corpus_inputs(layout) -> list[Path]:
-    """Every file the corpus commands read: each release's sources and the releases themselves."""
-    files = [layout.checksums, layout.croissant]
+def _corpus_plan(layout, generated: bool = True):
+    """An output plan protecting the checkout: its source folders are read-only trees, its corpus files inputs."""
+    from memrecall.cli.common import new_plan, protect_checkout
+
+    plan = new_plan(checkout=False)
     for release in layout.releases:
-        files.append(layout.release_file(release))
-        files.extend(sorted(layout.sources_dir(release).glob("*.json")))
-    return files
+        plan.protect("the corpus sources", layout.sources_dir(release))
+        if generated:
+            plan.input("the corpus file", layout.release_file(release))
+    protect_checkout(plan, layout.root, generated)
+    if generated:
+        plan.input("the corpus file", layout.checksums)
+        plan.input("the corpus file", layout.croissant)
+    return plan
 
 
-def _guard(option: str, output: Path, layout) -> None:
-    """Refuse an output that is a folder, unwritable, or one of the corpus files."""
-    from memrecall.outputs import check_outputs
-
-    check_outputs({option: output}, _corpus_inputs(layout))
+def _guard(option: str, output: Path, layout) -> Path:
+    """Refuse an output that is a folder, unwritable, or inside or one of the corpus files; returns it absolute."""
+    plan = _corpus_plan(layout)
+    output = plan.output(option, output)
+    plan.check()
+    return output
 
 
 def _schema_valid_personas(layout):
@@ -100,7 +108,7 @@ def validate(root: Path) -> None:
 @click.option("--check", is_flag=True, help="Write nothing; fail if any generated file is stale.")
 def build(root: Path, check: bool) -> None:
     """Build release, SHA256SUMS and croissant.json."""
-    from memrecall.corpus.build import generated_files, stale_files, write_files
+    from memrecall.corpus.build import dropped_entries, generated_files, stale_files, write_files
     from memrecall.corpus.validate import validate_sources
 
     layout = _layout(root)
@@ -114,6 +122,21 @@ def build(root: Path, check: bool) -> None:
         _check_foreign_checkout(layout, check)
         return
     files = generated_files(layout, result.sources)
+    dropped = dropped_entries(layout, list(result.sources))
+    if dropped:
+        for line in dropped:
+            click.echo(f"cannot rebuild: {line}", err=True)
+        click.echo(
+            "refusing to build: it would drop what it cannot rebuild; restore the release's sources and declare "
+            "it in data/memrecall_rules.json",
+            err=True,
+        )
+        sys.exit(1)
+    if not check:
+        plan = _corpus_plan(layout, generated=False)
+        for path in files:
+            plan.output("build", path)
+        plan.check()
     if check:
         stale = stale_files(files)
         for path in stale:
@@ -168,7 +191,7 @@ def audit(root: Path, threshold: float, output: Path) -> None:
     from memrecall.io import write_json
 
     layout = _layout(root)
-    _guard("--output", output, layout)
+    output = _guard("--output", output, layout)
     loaded = _schema_valid_personas(layout)
     result = audit_personas(loaded.personas, threshold)
     write_json(output, result)
@@ -206,7 +229,7 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
     from memrecall.io import atomic_write_text
 
     layout = _layout(root)
-    _guard("--output", output, layout)
+    output = _guard("--output", output, layout)
     loaded = _schema_valid_personas(layout)
     sample = sample_episodes(loaded.personas, size)
     atomic_write_text(output, sample_csv(sample))
@@ -240,13 +263,13 @@ def labels_agree(root: Path, ratings: tuple[Path, ...], sample_path: Path, out_d
 
     if len(ratings) < 2:
         raise click.BadParameter("give at least two rater files", param_hint="RATINGS")
-    from memrecall.outputs import check_outputs
-
-    check_outputs(
-        {"--out-dir": [out_dir / "agreement.json", out_dir / "disputes.csv"]},
-        [*ratings, sample_path],
-        {"--out-dir": out_dir},
-    )
+    layout = _layout(root)
+    plan = _corpus_plan(layout)
+    for path in ratings:
+        plan.input("RATINGS", path)
+    plan.input("--sample", sample_path)
+    out_dir = plan.folder("--out-dir", out_dir, ["agreement.json", "disputes.csv"])
+    plan.check()
     try:
         sample_ids = [row["episode_id"] for row in csv.DictReader(sample_path.open(encoding="utf-8"))]
     except (OSError, KeyError, UnicodeDecodeError) as exc:
@@ -263,7 +286,7 @@ def labels_agree(root: Path, ratings: tuple[Path, ...], sample_path: Path, out_d
             problems.append(str(exc))
     if problems:
         raise LabelsError("\n".join(problems))
-    episodes = {e["id"]: e for p in load_personas(_layout(root)).personas for e in p["episodes"]}
+    episodes = {e["id"]: e for p in load_personas(layout).personas for e in p["episodes"]}
     unknown = [i for i in sample_ids if i not in episodes]
     if unknown:
         raise LabelsError(f"{sample_path}: {len(unknown)} id(s) not in the corpus, e.g. {unknown[0]}")

@@ -8,8 +8,8 @@ import click
 
 from memrecall.cli.common import (
     bootstrap_options,
-    card_file,
     finish_outputs,
+    new_plan,
     output_options,
     report_line,
     sign_option,
@@ -28,19 +28,20 @@ def _score_and_print(
     """Score one or more rankings files with the benchmark's policy; print results and paired differences."""
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
-    from memrecall.outputs import check_outputs
     from memrecall.reports.tables import comparison_table, print_table, results_table, systems_rows, table_metrics
     from memrecall.scoring.paired import comparison_rows
 
     benchmark = get_benchmark(benchmark_name)
-    data = benchmark.resolve_data(data)
-    check_outputs(
-        {"--output": output, "--per-query": per_query, "--report-dir": card_file(report_dir)},
-        [*files, data],
-        {"--report-dir": report_dir},
-    )
-    result = evaluate_rankings(list(files), benchmark, data, names, seed, resamples)
-    for source, note in result.report["env"].get("formats", {}).items():
+    plan = new_plan()
+    files = [plan.input("RANKINGS", path) for path in files]
+    data = plan.input("--data", benchmark.resolve_data(data))
+    output = plan.output("--output", output)
+    per_query = plan.output("--per-query", per_query)
+    report_dir = plan.card("--report-dir", report_dir)
+    plan.check()
+    result = evaluate_rankings(files, benchmark, data, names, seed, resamples)
+    report = result.report
+    for source, note in report["env"].get("formats", {}).items():
         click.echo(f"{source}: read as {note}", err=True)
     report = write_report(output, result.report, key)
     content = report["content"]
@@ -140,10 +141,12 @@ def compare(
 
 def _compare_reports(paths, output: Path, allow_mismatch: bool, sign_key, quiet: bool = False) -> None:
     """Check the comparability manifests, print every mismatched field and each report's headline values."""
-    from memrecall.outputs import check_outputs
     from memrecall.reports.compare_reports import compare_reports
 
-    check_outputs({"--output": output}, list(paths))
+    plan = new_plan()
+    paths = [plan.input("RUNS", path) for path in paths]
+    output = plan.output("--output", output)
+    plan.check()
     from memrecall.errors import ConfigError, short
 
     report = compare_reports(list(paths))
@@ -220,6 +223,13 @@ def report_command(
     from memrecall.reports.verification import report_state, verify_report
 
     keys = [load_public_key(path) for path in trusted]
+    plan = new_plan()
+    report_path = plan.input("REPORT", report_path)
+    per_query = plan.input("--per-query", per_query)
+    rankings = [plan.input("--rankings", path) for path in rankings]
+    data = plan.input("--data", data)
+    out = plan.card("--out", out or report_path.with_name(report_path.stem + "_card"))
+    plan.check()
     try:
         report = read_json(report_path)
     except MemrecallError:
@@ -238,10 +248,6 @@ def report_command(
         raise ConfigError(f"{report_path}: UNVERIFIED: {reason}; --allow-unverified renders it marked UNVERIFIED")
     if state == "UNVERIFIED":
         click.echo(f"warning: {report_path}: UNVERIFIED ({reason}); card marked UNVERIFIED", err=True)
-    out = out or report_path.with_name(report_path.stem + "_card")
-    from memrecall.outputs import check_outputs
-
-    check_outputs({"--out": out / "README.md"}, [report_path, per_query, *rankings, data], {"--out": out})
     hardest = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for

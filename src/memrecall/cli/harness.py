@@ -126,7 +126,7 @@ def harness_options(function: Callable) -> Callable:
     return executor_options(sign_option(function))
 
 
-def run_and_print(benchmark, loaded, options, params: dict, title: str, default_output: Path, after_run=None) -> None:
+def run_and_print(benchmark, loaded, options, params: dict, title: str, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
     from memrecall.cli.common import all_per_query, finish_outputs, report_line, write_report
     from memrecall.data.rankings import rankings_rows
@@ -140,9 +140,9 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, default_
     options.device = params["device"]
     options.executor = make_executor_from(params["executor"], params["workers"], params["ray_address"])
     run = run_harness(benchmark, loaded, options)
-    output = params["output"] or default_output
+    output = params["output"]
     run.report = write_report(output, run.report, params["sign_key"])
-    for mode, path in export_paths(params["export_rankings"], options.modes).items():
+    for mode, path in params["export_rankings"].items():
         write_jsonl(path, rankings_rows(loaded.task, run.rankings[mode], benchmark.row_keys))
         click.echo(f"rankings: {path}")
     if after_run is not None:
@@ -173,22 +173,25 @@ def export_paths(export: Path | None, modes) -> dict[str, Path]:
     return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}.jsonl") for m in modes}
 
 
-def check_harness_outputs(params: dict, modes, default_output: Path, extra: list[Path] | None = None) -> None:
-    """Every output location of a harness run, checked before loading the data."""
-    from memrecall.cli.common import card_file
-    from memrecall.outputs import check_outputs
+def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path | None = None) -> dict[str, Path]:
+    """Every output of a harness run in one plan, checked before loading the data; the paths made absolute.
 
-    check_outputs(
-        {
-            "--output": params["output"] or default_output,
-            "--export-rankings": list(export_paths(params["export_rankings"], modes).values()),
-            "--per-query": params["per_query"],
-            "--report-dir": card_file(params["report_dir"]),
-            "--export-official-log": extra or None,
-        },
-        [params["data"]],
-        {"--report-dir": params["report_dir"], "--cache-dir": params["cache_dir"]},
-    )
+    Updates `params` in place (data, output, per-query, report folder, cache) and returns the official-log
+    files by mode (none when `logs` is None).
+    """
+    from memrecall.cli.common import new_plan
+
+    plan = new_plan(params["cache_dir"], writes_cache=True)
+    params["data"] = plan.input("--data", params["data"])
+    params["output"] = plan.output("--output", params["output"] or default_output)
+    exports = export_paths(params["export_rankings"], modes)
+    params["export_rankings"] = {m: plan.output("--export-rankings", p) for m, p in exports.items()}
+    official = {m: plan.output("--export-official-log", p) for m, p in export_paths(logs, modes).items()}
+    params["per_query"] = plan.output("--per-query", params["per_query"])
+    params["report_dir"] = plan.card("--report-dir", params["report_dir"])
+    params["cache_dir"] = plan.stores[0].path
+    plan.check()
+    return official
 
 
 def options_from(params: dict, ks: list[int]):

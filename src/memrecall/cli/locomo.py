@@ -33,9 +33,10 @@ def locomo(granularity: str, **params) -> None:
     ks = _int_list(params["ks"])
     options = options_from(params, ks)
     check_harness_outputs(params, options.modes, Path(f"results/locomo_{granularity}_report.json"))
+    options.cache = params["cache_dir"]
     loaded = benchmark.load(params["data"])
     counts = loaded.dataset["evidence_issue_counts"]
     if not params["quiet"]:
         click.echo("evidence ids handled: " + ", ".join(f"{k} {v}" for k, v in counts.items()), err=True)
     title = f"LoCoMo {granularity} retrieval: {len(loaded.task.queries)} questions (category 5 reported apart)"
-    run_and_print(benchmark, loaded, options, params, title, Path(f"results/locomo_{granularity}_report.json"))
+    run_and_print(benchmark, loaded, options, params, title)

@@ -10,7 +10,6 @@ from memrecall.cli.harness import (
     HarnessCommand,
     _int_list,
     check_harness_outputs,
-    export_paths,
     harness_options,
     options_from,
     run_and_print,
@@ -47,8 +46,8 @@ def longmemeval(protocol: str, max_instances: int | None, granularity: str, expo
     benchmark = get_benchmark("longmemeval" if protocol == "perseus" else "longmemeval-official")
     ks = _int_list(params["ks"])
     options = options_from(params, ks)
-    logs = export_paths(export_official_log, options.modes)
-    check_harness_outputs(params, options.modes, Path("results/longmemeval_report.json"), list(logs.values()))
+    logs = check_harness_outputs(params, options.modes, Path("results/longmemeval_report.json"), export_official_log)
+    options.cache = params["cache_dir"]
     if not params["quiet"]:
         click.echo(f"loading {params['data']} ({protocol} protocol, {granularity} granularity)...", err=True)
     loaded = benchmark.load(params["data"], max_instances=max_instances, granularity=granularity)
@@ -71,4 +70,4 @@ def longmemeval(protocol: str, max_instances: int | None, granularity: str, expo
                 count = export(params["data"], loaded.task, run.rankings[mode], out, granularity == "turn")
             click.echo(f"official retrieval log: {path} ({count} questions)")
 
-    run_and_print(benchmark, loaded, options, params, title, Path("results/longmemeval_report.json"), write_logs)
+    run_and_print(benchmark, loaded, options, params, title, write_logs)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from memrecall.cli.common import (
     bootstrap_options,
-    card_file,
     executor_options,
     finish_outputs,
     make_executor_from,
+    new_plan,
     output_options,
+    plugin_inputs,
     report_line,
     sign_option,
     system_spec_option,
@@ -70,35 +72,36 @@ def run(
     quiet,
 ) -> None:
     """Run a system on a benchmark; its rankings are checked like a rankings file."""
+    default_output = os.path.abspath("results")  # fixed before any user code runs (it may change folder)
     from memrecall.api import run_system
     from memrecall.benchmarks import get_benchmark
     from memrecall.data.rankings import rankings_rows
     from memrecall.encoding.encoders import SharedEncoder
     from memrecall.io import write_jsonl
-    from memrecall.outputs import check_outputs
     from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.systems.contract import adapt
     from memrecall.systems.registry import SystemContext, load_system
 
     benchmark = get_benchmark(benchmark_name)
-    path = benchmark.resolve_data(data)
     if export_official_log and not benchmark.name.startswith("longmemeval"):
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
+    plan = new_plan(cache_dir, writes_cache=True)
+    path = plan.input("--data", benchmark.resolve_data(data))
+    plugin_inputs(plan, system_spec)
+    export_rankings = plan.output("--export-rankings", export_rankings)
+    export_official_log = plan.output("--export-official-log", export_official_log)
+    per_query = plan.output("--per-query", per_query)
+    report_dir = plan.card("--report-dir", report_dir)
+    cache_dir = plan.stores[0].path
+    if output is not None:
+        output = plan.output("--output", output)
+    plan.check()
     encoder = SharedEncoder(model, cache_dir, device)
     system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
     chosen = adapt(system, name, default_name).name
-    output = output or Path("results") / f"{benchmark.name}_{chosen}.report.json"
-    check_outputs(
-        {
-            "--output": output,
-            "--export-rankings": export_rankings,
-            "--export-official-log": export_official_log,
-            "--per-query": per_query,
-            "--report-dir": card_file(report_dir),
-        },
-        [path],
-        {"--report-dir": report_dir, "--cache-dir": cache_dir},
-    )
+    if output is None:
+        output = plan.output("--output", Path(default_output) / f"{benchmark.name}_{chosen}.report.json")
+        plan.check()
     if not quiet:
         click.echo(f"loading {path}...", err=True)
     loaded = benchmark.load(path)

@@ -9,7 +9,7 @@ from typing import Any
 
 from memrecall.corpus import rules
 from memrecall.corpus.croissant import croissant_metadata
-from memrecall.corpus.sources import Layout, ReleaseSpec
+from memrecall.corpus.sources import Layout, ReleaseSpec, read_json_file
 from memrecall.io import atomic_write_text, pretty_json
 
 RELEASE_NAME = "EpiRec"
@@ -88,3 +88,38 @@ def write_files(files: dict[Path, str]) -> list[Path]:
     for path in changed:
         atomic_write_text(path, files[path])
     return changed
+
+
+def dropped_entries(layout: Layout, built: list[ReleaseSpec]) -> list[str]:
+    """Releases SHA256SUMS or croissant.json list that this build would not rebuild (it must never drop them)."""
+    names = {r.file_name for r in built}
+    problems = []
+    if layout.checksums.exists():
+        try:
+            text = layout.checksums.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return [f"{layout.display(layout.checksums)}: cannot read it ({type(exc).__name__}); restore it first"]
+        for number, line in enumerate(text.splitlines(), start=1):
+            parts = line.split()
+            if len(parts) != 2:
+                problems.append(f"{layout.display(layout.checksums)}: line {number} is not '<sha256>  <file name>'")
+            elif parts[1].lstrip("*") not in names:
+                problems.append(f"{layout.display(layout.checksums)} lists {parts[1].lstrip('*')}")
+    if layout.croissant.exists():
+        where = layout.display(layout.croissant)
+        metadata, violations = read_json_file(layout.croissant, where)
+        for key in ("distribution", "recordSet"):
+            entries = metadata.get(key, []) if isinstance(metadata, dict) and not violations else []
+            for entry in entries if isinstance(entries, list) else [entries]:
+                name = _croissant_release(entry)
+                if name is not None and name not in names:
+                    problems.append(f"{where} {key} lists {name}")
+    return list(dict.fromkeys(problems))
+
+
+def _croissant_release(entry: Any) -> str | None:
+    """The release file a Croissant FileObject or RecordSet describes (`epirec_v2.json`, `epirec_v2/episodes`)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("@id"), str):
+        return None
+    ident = entry["@id"]
+    return ident if ident.endswith(".json") else ident.split("/")[0] + ".json"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.corpus.checks import Violation
+from memrecall.corpus.declared import LayoutError, read_rules, rule_set_name
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ RELEASES = (
     ReleaseSpec("2.0", "epirec_v2.json", "data/personas", 2),
 )
 LEGACY_V1 = ReleaseSpec("1.0", "epirec_v1.json", "data/personas", 1)
-RULE_SETS = {"memrecall-epirec-v1": 1, "memrecall-epirec-v2": 2}
+SOURCE_NAME = re.compile(r"p[0-9]{2}\.json")
 
 
 @dataclass(frozen=True)
@@ -41,27 +43,46 @@ class Layout:
     def releases(self) -> tuple[ReleaseSpec, ...]:
         """The releases of the checkout, each with the rule set it declares (0: the card's format only).
 
-        A checkout without data/archive/ is a v1-only checkout (sources in data/personas/, if any).
+        A checkout without data/archive/ is a v1-only checkout (sources in data/personas/, if any). When
+        data/memrecall_rules.json exists it is the declaration: every release it names must have its source
+        folder, and every release the checkout holds must be named in it.
         """
-        if (self.root / RELEASES[0].sources).is_dir():
-            found = [r for r in RELEASES if (self.root / r.sources).is_dir()]
-        else:
-            found = [LEGACY_V1]
+        archived = (self.root / RELEASES[0].sources).is_dir()
+        candidates = RELEASES if archived else (LEGACY_V1,)
         declared = self.declared_rules()
-        return tuple(replace(r, rules=declared.get(r.file_name, 0)) for r in found)
+        if declared is None:
+            found = [r for r in candidates if (self.root / r.sources).is_dir()] if archived else [LEGACY_V1]
+            return tuple(replace(r, rules=0) for r in found)
+        where = self.display(self.rules_file)
+        by_name = {r.file_name: r for r in candidates}
+        for name in declared:
+            if name not in by_name:
+                raise LayoutError(
+                    f"{where} declares {name}, which this checkout does not have "
+                    f"(its releases: {', '.join(by_name)}); remove it from the file or restore the release"
+                )
+            folder = by_name[name].sources
+            if not (self.root / folder).is_dir():
+                raise LayoutError(
+                    f"{where} declares {name}, but its sources folder {folder}/ is missing; "
+                    f"restore {folder}/ (git checkout -- {folder}) before building or validating"
+                )
+        for release in candidates:
+            present = (self.root / release.sources).is_dir() or self.release_file(release).exists()
+            if present and release.file_name not in declared:
+                raise LayoutError(
+                    f"{where} declares no rule set for {release.file_name}, which this checkout holds; "
+                    f'add "{release.file_name}": "{rule_set_name(release.rules)}" to its "releases"'
+                )
+        return tuple(replace(r, rules=declared[r.file_name]) for r in candidates if r.file_name in declared)
 
     @property
     def rules_file(self) -> Path:
         return self.root / "data" / "memrecall_rules.json"
 
-    def declared_rules(self) -> dict[str, int]:
-        """Release file name -> memrecall rule set, from data/memrecall_rules.json (none when it is absent)."""
-        try:
-            data = json.loads(self.rules_file.read_text(encoding="utf-8"))
-            releases = data["releases"]
-            return {name: RULE_SETS[value] for name, value in releases.items() if value in RULE_SETS}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return {}
+    def declared_rules(self) -> dict[str, int] | None:
+        """Release file name -> memrecall rule set, from data/memrecall_rules.json; None when there is no such file."""
+        return read_rules(self.rules_file, self.display(self.rules_file))
 
     @property
     def current(self) -> ReleaseSpec:
@@ -158,7 +179,8 @@ def load_personas(layout: Layout, release: ReleaseSpec | None = None) -> Loaded:
         loaded.violations.append(Violation(layout.display(folder), "folder is missing"))
         return loaded
     schema_name = "persona" if release.rules else "persona_format"
-    for path in sorted(folder.glob("*.json")):
+    loaded.violations.extend(_misnamed_sources(layout, folder, release))
+    for path in sorted(p for p in folder.glob("*.json") if p.is_file()):
         where = layout.display(path)
         document, problems = read_json_file(path, where)
         problems = problems or schema_violations(document, schema_name, where)
@@ -169,6 +191,26 @@ def load_personas(layout: Layout, release: ReleaseSpec | None = None) -> Loaded:
     if not loaded.files and not loaded.violations:
         loaded.violations.append(Violation(layout.display(folder), "holds no persona files"))
     return loaded
+
+
+def _misnamed_sources(layout: Layout, folder: Path, release: ReleaseSpec) -> list[Violation]:
+    """Entries of a source folder that are not persona sources by the declared name (pNN.json), never skipped silently.
+
+    Under memrecall's rules every entry must be a file named pNN.json; in the card's format, a .json file.
+    """
+    out = []
+    for path in sorted(folder.iterdir()):
+        if release.rules:
+            fits = path.is_file() and SOURCE_NAME.fullmatch(path.name) is not None
+            expected = "a persona source file named pNN.json (lower case, e.g. p12.json)"
+        else:
+            fits = path.is_file() and path.name.endswith(".json") or not path.name.lower().endswith(".json")
+            expected = "a persona source file ending in .json"
+        if not fits:
+            out.append(
+                Violation(layout.display(path), f"not {expected}; rename it or move it out of {release.sources}/")
+            )
+    return out
 
 
 def _release_personas(layout: Layout, release: ReleaseSpec, loaded: Loaded) -> Loaded:

@@ -97,18 +97,35 @@ def validate_root(layout: Layout) -> ValidationResult:
 
 
 def _interrupted_build(layout: Layout, expected: dict) -> list[Violation]:
-    """Releases that match a fresh build beside stale SHA256SUMS or croissant.json: a build stopped between renames."""
+    """Stale SHA256SUMS or croissant.json whose build was really stopped between renames.
+
+    A build stages every file as `.<name>.*.tmp` and renames them in order; only a build killed between
+    those renames leaves a staged file behind that holds exactly what the stale file should hold.
+    """
     from memrecall.corpus.build import stale_files
 
     if not expected:
         return []
-    stale = stale_files(expected)
     releases = {layout.release_file(r) for r in layout.releases}
-    metadata = [p for p in stale if p not in releases]
-    if metadata and not any(p in releases for p in stale):
-        names = " and ".join(layout.display(p) for p in metadata)
-        return [Violation(names, "older than the releases: a build was interrupted; `memrecall build` repairs it")]
-    return []
+    stale = stale_files(expected)
+    if any(p in releases for p in stale):
+        return []
+    staged = [p for p in stale if p not in releases and _staged_copy(p, expected[p])]
+    if not staged:
+        return []
+    names = " and ".join(layout.display(p) for p in staged)
+    return [Violation(names, "older than the releases: a build was interrupted; `memrecall build` repairs it")]
+
+
+def _staged_copy(path, text: str) -> bool:
+    """True when a staged temp file of `path` (left by an interrupted build) holds exactly `text`."""
+    for temp in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            if temp.read_bytes() == text.encode("utf-8"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _check_checksums(layout: Layout, digests: dict[ReleaseSpec, str | None]) -> list[Violation]:
