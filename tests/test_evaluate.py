@@ -98,9 +98,9 @@ def test_every_problem_is_reported_with_its_line_and_no_report_is_written(export
     for expected in [
         "line 2: t01e01-x leaves out 1 document(s)",
         "line 3: t01e01-i ranks",
-        "line 4: t01e02-f ranks unknown id(s) t01e99",
-        "line 5: query t01e01-f already ranked at line 1",
-        "line 6: t01e02-i belongs to store t01, not t02",
+        "line 4: t01e02-f ranks unknown id(s) 't01e99'",
+        "line 5: query 't01e01-f' already ranked at line 1",
+        "line 6: 't01e02-i' belongs to store 't01', not 't02'",
         "line 25: expected a JSON object, got list",
         "line 26: not valid JSON",
         "line 27: missing persona_id, ranked_episode_ids",

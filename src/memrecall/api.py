@@ -107,17 +107,31 @@ def _parse_file(text: str, source: str, bench: Benchmark, loaded: Loaded) -> tup
     """Rows of a rankings file, or of an official LongMemEval retrieval log (noted with its granularity)."""
     import json
 
-    from memrecall.data.rankings import parse_rankings_text
+    from memrecall.data.jsonfile import DuplicateKey, loads_strict, split_lines
+    from memrecall.data.rankings import parse_rankings_text, store_sizes
     from memrecall.reports.official_log import is_official_log_line, read_official_log
 
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    lines = split_lines(text)
+    sizes = store_sizes(loaded.task)
+    first = next((line for line in lines if line.strip()), "")
     if bench.name.startswith("longmemeval") and first.lstrip().startswith("{"):
         try:
-            official = is_official_log_line(json.loads(first))
-        except json.JSONDecodeError:
-            official = False
+            official = is_official_log_line(loads_strict(first))
+        except (json.JSONDecodeError, DuplicateKey):
+            official = is_official_log_line(json.loads(first)) if _parses(first) else False
         if official:
-            rows, problems, detected = read_official_log(text.splitlines(), loaded.task)
+            rows, problems, detected = read_official_log(lines, loaded.task)
             return rows, problems, f"official LongMemEval retrieval log, {detected} corpus ids"
-    rows, problems = parse_rankings_text(text, source)
+    rows, problems = parse_rankings_text(text, source, sizes)
     return rows, problems, None
+
+
+def _parses(line: str) -> bool:
+    """True when `line` is JSON (duplicate keys aside), to tell an official log line with a repeated key."""
+    import json
+
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True

@@ -180,8 +180,8 @@ def report_command(report_path: Path, out: Path | None, per_query: Path | None, 
     hardest = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for
-        from memrecall.data.jsonfile import read_jsonl
+        from memrecall.scoring.per_query import read_per_query
 
-        hardest = hardest_for(report, read_jsonl(per_query))
+        hardest = hardest_for(report, read_per_query(per_query))
     for path in write_report_card(report, out, hardest, unverified=unverified):
         click.echo(f"wrote {path}")

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from memrecall.errors import ConfigError, MemrecallError, SystemFailure
+from memrecall.running.limits import cap_to_store
 
 EXECUTORS = ("local", "ray")
 CHUNKS_PER_WORKER = 4
@@ -187,7 +188,7 @@ def _index_and_rank(system, store_id: str, documents, queries: list) -> list:
     """Index one store and rank its queries; an exception in the system's code becomes one named error."""
     try:
         system.index(documents)
-        return system.rank_many(queries)
+        return cap_to_store(system.rank_many(queries), len(documents))
     except MemrecallError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever a plug-in raises is reported, not a traceback
