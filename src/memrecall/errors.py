@@ -32,7 +32,7 @@ _KINDS = (
     "unexpected field",
     "expected 6 fields",
     "finite number",
-    "store holds only",
+    "holds only",
     "duplicate key",
     "is not a number",
 )

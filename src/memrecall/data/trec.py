@@ -10,7 +10,8 @@ SPACE = re.compile(r"[ \t\v\f\r]+")  # C isspace() in the C locale, as trec_eval
 _STRTOD = re.compile(
     r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
     r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
-    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)"
+    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)",
+    re.ASCII,  # \d is 0-9 only, as in C: never another script's digits
 )
 _RANK = re.compile(r"[+-]?[0-9]+")
 
