@@ -72,7 +72,7 @@ def test_age_bucket_boundaries(release):
         (lambda d: d.pop("reference_now"), "missing field 'reference_now'"),
         (
             lambda d: d["personas"][0]["episodes"][0]["probes"][0].__setitem__("query", 7),
-            "personas[0].episodes[0].probes[0].query: expected a string, got int",
+            "personas[0].episodes[0].probes[0].query: expected a string, got a number",
         ),
     ],
 )

@@ -202,7 +202,7 @@ def test_a_zero_argument_factory_a_registered_name_and_rank_many_all_work(outsid
 @pytest.mark.parametrize(
     "spec, expected",
     [
-        ("my_memory:UnknownId", "query t01e01-f: t01e01-f ranks unknown id(s) ghost-doc"),
+        ("my_memory:UnknownId", "query t01e01-f: t01e01-f ranks unknown id(s) 'ghost-doc'"),
         ("my_memory:RepeatedId", "query t01e01-f: t01e01-f ranks"),
         ("my_memory:Crashes", "overlap: rank() on query 't01e01-f' raised RuntimeError: model server is down (at "),
         ("my_memory:NotASystem", "the object has no index(documents) and rank(query) methods"),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memrecall.data.jsonfile import describe_file_type
 from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.errors import ConfigError, UsageError
@@ -78,8 +79,11 @@ class Benchmark:
                 raise UsageError(f"--data is required for {self.name}")
             local = Path.cwd() / self.default_data
             data = local if local.exists() else REPO_ROOT / self.default_data
-        if not Path(data).is_file():
-            raise UsageError(f"--data {data} does not exist or is not a file")
+        if not Path(data).exists():
+            raise UsageError(f"--data {data} does not exist")
+        kind = describe_file_type(Path(data).stat().st_mode)
+        if kind is not None:
+            raise UsageError(f"--data {data} is {kind}, not a regular file; memrecall reads only regular files")
         return Path(data)
 
 

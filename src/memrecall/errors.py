@@ -32,6 +32,9 @@ _KINDS = (
     "unexpected field",
     "expected 6 fields",
     "finite number",
+    "holds only",
+    "duplicate key",
+    "is not a number",
 )
 
 
@@ -87,3 +90,45 @@ class SystemInterrupted(SystemFailure):
 
 class UsageError(ConfigError):
     """A command-line value names something that is not there (exit code 2, like click's own usage errors)."""
+
+
+def _loose_forms(value: str) -> tuple[tuple[str, str], ...]:
+    """The looser readings of an id that a near miss is checked under, each with its name."""
+    import unicodedata
+
+    nfc = unicodedata.normalize("NFC", value)
+    return (
+        ("Unicode normalisation", unicodedata.normalize("NFKC", value)),
+        ("case", nfc.casefold()),
+        ("whitespace", "".join(value.split())),
+        ("case and whitespace", "".join(unicodedata.normalize("NFKC", value).casefold().split())),
+    )
+
+
+class NearMiss:
+    """Explains why an id that is not in `known` is not there: it differs from one only loosely.
+
+    Ids are always compared exactly; this only words the error message.
+    """
+
+    def __init__(self, known) -> None:
+        self._by_form: list[dict[str, str]] = [{}, {}, {}, {}]
+        for candidate in known:
+            if isinstance(candidate, str):
+                for table, (_, form) in zip(self._by_form, _loose_forms(candidate), strict=True):
+                    table.setdefault(form, candidate)
+
+    def explain(self, given: object) -> str:
+        """` (differs from 'Q1' only in case; ids are compared exactly)`, or `` when nothing is close."""
+        if not isinstance(given, str):
+            return ""
+        for table, (what, form) in zip(self._by_form, _loose_forms(given), strict=True):
+            candidate = table.get(form)
+            if candidate is not None and candidate != given:
+                return f" (differs from {short(repr(candidate))} only in {what}; ids are compared exactly)"
+        return ""
+
+
+def near_miss(given: object, known) -> str:
+    """NearMiss(known).explain(given), for a single miss."""
+    return NearMiss(known).explain(given)

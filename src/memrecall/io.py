@@ -1,7 +1,8 @@
-"""Atomic, deterministic file writes."""
+"""Atomic, deterministic file writes: all of a command's outputs land, or none, and a failed write leaves nothing."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -14,6 +15,14 @@ from typing import Any
 
 STALE_TEMP_SECONDS = 60.0
 _staged: ContextVar[list[tuple[str, Path]] | None] = ContextVar("staged_writes", default=None)
+_created: ContextVar[list[Path] | None] = ContextVar("created_folders", default=None)
+# Code points str.splitlines() ends a line at that json.dumps(ensure_ascii=False) leaves raw.
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def write_failure(path: str | Path, exc: OSError) -> OSError:
+    """The OSError of a failed write, re-raised naming the output `path` (the CLI makes it one line)."""
+    return type(exc)(exc.errno or errno.EIO, exc.strerror or str(exc), str(path))
 
 
 @contextmanager
@@ -27,27 +36,56 @@ def output_batch() -> Iterator[None]:
         yield
         return
     staged: list[tuple[str, Path]] = []
-    token = _staged.set(staged)
+    created: list[Path] = []
+    token, folders = _staged.set(staged), _created.set(created)
     try:
         yield
     except SystemExit:
-        _commit(staged)
+        _commit(staged, created)
         raise
     except BaseException:
-        for temp, _ in staged:
-            Path(temp).unlink(missing_ok=True)
+        _discard(staged, created)
         raise
     else:
-        _commit(staged)
+        _commit(staged, created)
     finally:
         _staged.reset(token)
+        _created.reset(folders)
 
 
-def _commit(staged: list[tuple[str, Path]]) -> None:
-    """Rename staged temp files into place, in the order they were written."""
-    for temp, path in staged:
-        os.replace(temp, path)
+def _discard(staged: list[tuple[str, Path]], created: list[Path]) -> None:
+    """Remove staged temp files, then the folders this batch created that are now empty (deepest first)."""
+    for temp, _ in staged:
+        Path(temp).unlink(missing_ok=True)
     staged.clear()
+    for folder in sorted(created, key=lambda p: len(p.parts), reverse=True):
+        try:
+            folder.rmdir()
+        except OSError:
+            continue
+    created.clear()
+
+
+def _commit(staged: list[tuple[str, Path]], created: list[Path]) -> None:
+    """Rename staged temp files into place, in the order they were written; on a failure remove the rest."""
+    for index, (temp, path) in enumerate(staged):
+        try:
+            os.replace(temp, path)
+        except OSError as exc:
+            _discard(staged[index:], created)
+            raise write_failure(path, exc) from None
+    staged.clear()
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create `folder` and its missing ancestors; the ones created, top first (to remove on failure)."""
+    missing = [p for p in [folder, *folder.parents] if not p.exists()][::-1]
+    for path in missing:
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+    return missing
 
 
 def remove_stale_temps(path: Path) -> None:
@@ -65,9 +103,19 @@ def remove_stale_temps(path: Path) -> None:
 def _atomic_file(path: str | Path, mode: str, **options: Any) -> Iterator[Any]:
     """A handle on a temp file beside `path`; on a clean close it is renamed into place (or staged in a batch)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    batch = _created.get()
+    try:
+        made = _make_parents(path.parent)
+    except OSError as exc:
+        raise write_failure(path, exc) from None
+    created = batch if batch is not None else []
+    created.extend(made)
     remove_stale_temps(path)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        _discard([], created if batch is None else [])
+        raise write_failure(path, exc) from None
     try:
         with os.fdopen(handle, mode, **options) as out:
             yield out
@@ -77,8 +125,11 @@ def _atomic_file(path: str | Path, mode: str, **options: Any) -> Iterator[Any]:
             os.replace(temp, path)
         else:
             staged.append((temp, path))
+    except OSError as exc:
+        _discard([(temp, path)], created if batch is None else [])
+        raise write_failure(path, exc) from None
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        _discard([(temp, path)], created if batch is None else [])
         raise
 
 
@@ -120,6 +171,22 @@ def write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, pretty_json(obj))
 
 
+def jsonl_line(obj: Any, compact: bool = True) -> str:
+    """One JSON-lines line (no newline): canonical JSON with U+0085, U+2028 and U+2029 escaped.
+
+    json.dumps already escapes every control character (\\n, \\r, \\f, ...); these three it leaves
+    raw, and a reader that splits with str.splitlines() would end the line there. Escaping them
+    changes no value, so text without them gives exactly canonical_json's bytes (`compact=False`:
+    json.dumps's default separators, as LongMemEval's own logs have them).
+    """
+    separators = (",", ":") if compact else (", ", ": ")
+    text = json.dumps(obj, sort_keys=True, separators=separators, ensure_ascii=False)
+    for raw, escaped in _LINE_BREAKS.items():
+        if raw in text:
+            text = text.replace(raw, escaped)
+    return text
+
+
 def write_jsonl(path: str | Path, rows: list[dict]) -> None:
-    """Atomically write one canonical JSON object per line."""
-    atomic_write_text(path, "".join(canonical_json(r) + "\n" for r in rows))
+    """Atomically write one canonical JSON object per line (line-break code points escaped)."""
+    atomic_write_text(path, "".join(jsonl_line(r) + "\n" for r in rows))

@@ -255,5 +255,5 @@ def test_a_huge_unknown_id_is_echoed_cut_short(tmp_path):
     big = tmp_path / "big.jsonl"
     big.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run("evaluate", big, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
-    assert_one_line_error(result, "(1000000 characters)")
+    assert_one_line_error(result, "(1000002 characters)")  # the id quoted with repr, then cut
     assert len(result.output) < 3000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import click
@@ -19,7 +20,17 @@ class MemrecallGroup(click.Group):
         _terminate_as_interrupt()
         try:
             with output_batch():
-                return super().invoke(ctx)
+                result = super().invoke(ctx)
+                _flush_stdout()  # inside the batch: a full disk or a closed pipe on stdout lands no file
+                return result
+        except OSError as exc:
+            if exc.errno not in WRITE_ERRNOS:
+                raise
+            _silence_stdout()
+            where = exc.filename or "standard output"
+            reason = f"{exc.strerror or exc} ({errno.errorcode[exc.errno]})"
+            click.echo(f"error: cannot write {where}: {reason}; no output was left behind", err=True)
+            sys.exit(1)
         except MemrecallError as exc:
             if ctx.params.get("debug") and exc.__cause__ is not None:
                 import traceback
@@ -30,6 +41,27 @@ class MemrecallGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
+
+
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EPIPE, errno.EDQUOT, errno.EIO})
+
+
+def _flush_stdout() -> None:
+    """Flush stdout now, so that a failing write to it (`> /dev/full`, `| head`) is seen here."""
+    sys.stdout.flush()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null after it failed, so the exit does not report the same failure again."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 def _terminate_as_interrupt() -> None:

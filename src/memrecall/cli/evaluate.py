@@ -251,10 +251,10 @@ def report_command(
     hardest = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for
-        from memrecall.data.jsonfile import read_jsonl
         from memrecall.reports.per_query_binding import check_binding
+        from memrecall.scoring.per_query import read_per_query
 
-        rows = read_jsonl(per_query)
+        rows = read_per_query(per_query)
         check_binding(report, rows, str(per_query))
         hardest = hardest_for(report, rows)
     for path in write_report_card(report, out, hardest, state=state, reason=reason):

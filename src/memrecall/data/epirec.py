@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.data.epirec_fields import INTENSITY_BANDS, PROBE_TYPES, VALENCES, age_bucket, age_days, parse_timestamp
-from memrecall.data.jsonfile import field, file_sha256, read_json
+from memrecall.data.jsonfile import describe, field, file_sha256, read_json
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError
 
@@ -67,10 +67,18 @@ def _episode(
     band = _choice(source, episode, "intensity_band", path, INTENSITY_BANDS)
     valence = _choice(source, episode, "valence", path, VALENCES)
     emotion = field(source, episode, "emotion", path, str, "a string")
-    bucket = age_bucket(age_days(moment, reference))
+    days = age_days(moment, reference)
+    if days < 0:
+        raise DatasetError(
+            source,
+            f"{path}.date_time",
+            f"episode {episode_id!r} is dated {moment.isoformat()}, after the release's reference_now "
+            f"{reference.isoformat()}; an episode cannot be younger than the time it is asked about",
+        )
+    bucket = age_bucket(days)
     disputed = episode.get("label_disputed", False)
     if not isinstance(disputed, bool):
-        raise DatasetError(source, f"{path}.label_disputed", "expected true or false")
+        raise DatasetError(source, f"{path}.label_disputed", f"expected true or false, got {describe(disputed)}")
     labels = {"emotion": emotion, "intensity_band": band, "valence": valence, "age_bucket": bucket}
     document = LabelledDocument(episode_id, text, moment, labels)
     queries = []

@@ -1,59 +1,155 @@
-"""Shared helpers for loaders: hashing a file, reading JSON with located errors."""
+"""Shared helpers for loaders: only regular files, strict JSON (no duplicate keys), located errors."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from memrecall.errors import DatasetError
+from memrecall.errors import DatasetError, short
+
+_ID_KEYS = ("question_id", "sample_id", "query_id", "probe_id", "persona_id", "id", "dia_id", "corpus_id")
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names the same key twice; carries the key and the object's id when it has one."""
+
+    def __init__(self, key: str, owner: str) -> None:
+        self.key, self.owner = key, owner
+        super().__init__(f"duplicate key {short(repr(key))}{owner}: JSON objects must not repeat a key")
+
+
+def _owner(pairs: list[tuple[str, Any]]) -> str:
+    """` in the object with question_id 'q1'`, or `` when the object has no id-like string field."""
+    for key, value in pairs:
+        if key in _ID_KEYS and isinstance(value, str):
+            return f" in the object with {key} {short(repr(value))}"
+    return ""
+
+
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    """json object_pairs_hook: a dict, or DuplicateKey when a key repeats (never last-wins)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key, _owner(pairs))
+        out[key] = value
+    return out
+
+
+def loads_strict(text: str) -> Any:
+    """json.loads that refuses duplicate keys (DuplicateKey) and otherwise raises json.JSONDecodeError."""
+    return json.loads(text, object_pairs_hook=unique_pairs)
+
+
+def describe_file_type(mode: int) -> str | None:
+    """What a non-regular file is ('a FIFO (named pipe)', 'a folder', ...); None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: str | Path) -> IO[bytes]:
+    """Open a regular file for reading in binary; a FIFO, device, socket or folder is refused at once.
+
+    The file is opened with O_NONBLOCK and checked with fstat, so a FIFO with no writer never blocks.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except IsADirectoryError:
+        raise DatasetError(str(path), "", "is a folder, not a regular file; give the file itself") from None
+    except OSError as exc:
+        raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
+    kind = describe_file_type(os.fstat(fd).st_mode)
+    if kind is not None:
+        os.close(fd)
+        raise DatasetError(str(path), "", f"is {kind}, not a regular file; memrecall reads only regular files")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_regular_bytes(path: str | Path) -> bytes:
+    """The bytes of a regular file (DatasetError for anything else or when it cannot be read)."""
+    with open_regular(path) as handle:
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
 
 
 def file_sha256(path: Path) -> str:
-    """Hex sha256 of a file's bytes, read in chunks."""
+    """Hex sha256 of a regular file's bytes, read in chunks."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file, turning I/O and syntax errors into a DatasetError with line and column."""
+def decode_utf8(path: str | Path, data: bytes) -> str:
+    """UTF-8 text of a file's bytes; DatasetError names the byte that is not UTF-8."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DatasetError(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file strictly (duplicate keys refused); DatasetError with line and column."""
+    text = decode_utf8(path, read_regular_bytes(path))
     try:
-        return json.loads(text)
+        return loads_strict(text)
     except json.JSONDecodeError as exc:
         raise DatasetError(str(path), f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+    except DuplicateKey as exc:
+        raise DatasetError(str(path), "", str(exc)) from None
+
+
+def split_lines(text: str) -> list[str]:
+    """JSON-lines text split on '\\n' only (U+2028, U+0085 or a form feed inside a value never end a line)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line of a JSON-lines file; DatasetError names the bad line."""
+    text = decode_utf8(path, read_regular_bytes(path))
+    for number, line in enumerate(split_lines(text), start=1):
+        if line.strip():
+            try:
+                yield number, loads_strict(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(str(path), f"line {number}", f"invalid JSON: {exc.msg}") from None
+            except DuplicateKey as exc:
+                raise DatasetError(str(path), f"line {number}", str(exc)) from None
 
 
 def read_jsonl(path: Path) -> list[Any]:
     """Parse a JSON-lines file, one value per non-blank line; DatasetError names the bad line."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(str(path), "", f"cannot read file ({exc})") from None
-    out = []
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise DatasetError(str(path), f"line {number}", f"invalid JSON: {exc.msg}") from None
-    return out
+    return [value for _, value in iter_jsonl(path)]
 
 
 def require(source: str, value: Any, path: str, kind: type | tuple[type, ...], what: str) -> Any:
     """Return `value` when it is of `kind` (bools are not ints), else raise a DatasetError at `path`."""
     ok = isinstance(value, kind) and not (isinstance(value, bool) and bool not in _as_tuple(kind))
     if not ok:
-        raise DatasetError(source, path, f"expected {what}, got {_describe(value)}")
+        raise DatasetError(source, path, f"expected {what}, got {describe(value)}")
     return value
 
 
@@ -68,9 +164,67 @@ def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 
 
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
+    """`null`, `a string '...'`, `a boolean`, `an object`: what a wrong-typed value is, for messages."""
     if value is None:
         return "null"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )
+    if isinstance(value, str):
+        return f"a string {short(repr(value), 40)}"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "a number" if isinstance(value, (int, float)) else type(value).__name__
+
+
+def iter_json_array(path: Path) -> Iterator[Any]:
+    """Stream a top-level JSON array one item at a time (ijson), duplicate keys refused in every object.
+
+    ijson builds objects into a mapping that notes a repeated key (raising inside ijson's C backend
+    is not safe); the item that holds one is refused as soon as it is complete.
+    """
+    import ijson
+
+    repeated: list[DuplicateKey] = []
+
+    class Noting(dict):
+        def __setitem__(self, key: str, value: Any) -> None:
+            if key in self and not repeated:
+                repeated.append(DuplicateKey(key, _owner(list(self.items()))))
+            super().__setitem__(key, value)
+
+    try:
+        with open_regular(path) as handle:
+            for index, item in enumerate(ijson.items(handle, "item", use_float=True, map_type=Noting)):
+                if repeated:
+                    raise DatasetError(str(path), f"item {index}", str(repeated[0]))
+                yield item
+    except DatasetError:
+        raise
+    except OSError as exc:
+        raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
+    except (ijson.common.JSONError, UnicodeDecodeError, ValueError) as exc:
+        raise DatasetError(str(path), "", f"invalid JSON: {short(exc)}") from None
+
+
+def count_strings_past(raw: str, prefixes: tuple[str, ...], limit: int) -> int | None:
+    """Stream one JSON text's events; the count of strings at `prefixes` once it passes `limit`, else None.
+
+    Counting stops at limit + 1, so an over-long array is refused without building it.
+    """
+    import io
+
+    import ijson
+
+    count = 0
+    try:
+        for prefix, event, _ in ijson.parse(io.BytesIO(raw.encode("utf-8"))):
+            if event == "string" and prefix in prefixes:
+                count += 1
+                if count > limit:
+                    return count
+    except Exception:  # noqa: BLE001 - a broken line is reported by the full parse that follows
+        return None
+    return None

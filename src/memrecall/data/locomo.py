@@ -1,10 +1,15 @@
 """Load LoCoMo (snap-research/LoCoMo) into a Task: one store per conversation, at turn or session granularity.
 
 Evidence ids in the release are not all clean. Each raw id is handled explicitly and reported:
-`ok`; `split` (several ids in one string, e.g. "D8:6; D9:17"); `repaired` (a well-meant id
-written oddly: "D:11:26" -> D11:26, "D30:05" -> D30:5); `malformed` (no id can be read, e.g.
-"D"); `missing` (well formed but no such turn in the conversation). Questions left with no
-resolvable evidence keep no targets: they are counted, never scored as 0.
+`ok` (exactly a dia_id of the conversation); `split` (several ids in one string, e.g.
+"D8:6; D9:17"); `repaired` (a well-meant id written oddly that names exactly one turn by its
+session and turn numbers: "D:11:26" -> D11:26, "D30:05" -> D30:5); `malformed` (no id can be
+read, e.g. "D"); `missing` (well formed but no such turn in the conversation). Questions left
+with no resolvable evidence keep no targets: they are counted, never scored as 0.
+
+A dia_id `D<session>:<turn>` names a turn by two numbers, so `D1:03` and `D1:3` are the same turn:
+an evidence id that is exactly a dia_id is `ok` as given, and two dia_ids of one conversation
+with the same numbers are an error.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memrecall.data.jsonfile import file_sha256, read_json
+from memrecall.data.jsonfile import describe, file_sha256, read_json
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError
 
@@ -55,22 +60,37 @@ def category_label(category: Any) -> str:
     return f"{category}-{CATEGORIES.get(category, 'unknown')}"
 
 
+def turn_numbers(dia_id: str) -> tuple[int, int] | None:
+    """(session, turn) of a dia_id or evidence id such as `D1:3`, `D1:03` or `D:1:3`; None when unreadable."""
+    match = _EVIDENCE.match(dia_id)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
 def resolve_evidence(raw: str, known: set[str]) -> list[tuple[str | None, str]]:
-    """Each id read from one raw evidence string, with its outcome (ok, split, repaired, malformed, missing)."""
+    """Each id read from one raw evidence string, with its outcome (ok, split, repaired, malformed, missing).
+
+    A part that is exactly one of the conversation's dia_ids (`known`) is taken as given; any other
+    is matched by its (session, turn) numbers.
+    """
+    by_number: dict[tuple[int, int], str] | None = None
     parts = [p for p in re.split(r"[;,\s]+", raw.strip()) if p]
     out: list[tuple[str | None, str]] = []
     for part in parts or [raw]:
-        match = _EVIDENCE.match(part)
-        if not match:
+        numbers = turn_numbers(part)
+        if part in known:
+            resolved: str | None = part
+        elif numbers is None:
             out.append((None, "malformed"))
             continue
-        canonical = f"D{int(match.group(1))}:{int(match.group(2))}"
-        if canonical not in known:
-            out.append((canonical, "missing"))
-        elif len(parts) > 1:
-            out.append((canonical, "split"))
         else:
-            out.append((canonical, "ok" if canonical == part else "repaired"))
+            by_number = by_number or {n: d for d in known if (n := turn_numbers(d))}
+            resolved = by_number.get(numbers)
+        if resolved is None:
+            out.append((f"D{numbers[0]}:{numbers[1]}" if numbers else part, "missing"))
+        elif len(parts) > 1:
+            out.append((resolved, "split"))
+        else:
+            out.append((resolved, "ok" if resolved == part else "repaired"))
     return out
 
 
@@ -112,6 +132,7 @@ def _conversation(source: str, index: int, sample: Any, granularity: str) -> tup
         raise DatasetError(source, f"{sample_id}: conversation", "expected an object")
     numbers = sorted(int(m.group(1)) for key in conversation if (m := _SESSION_KEY.match(key)))
     documents, turn_session = [], {}
+    by_number: dict[tuple[int, int], str] = {}
     for number in numbers:
         key = f"session_{number}"
         moment = parse_locomo_date(conversation.get(f"{key}_date_time"))
@@ -133,7 +154,17 @@ def _conversation(source: str, index: int, sample: Any, granularity: str) -> tup
             if isinstance(turn.get("blip_caption"), str) and turn["blip_caption"]:
                 line += f" [shared an image: {turn['blip_caption']}]"
             if turn["dia_id"] in turn_session:
-                raise DatasetError(source, f"{sample_id}: {key}[{position}].dia_id", f"{turn['dia_id']} repeats")
+                raise DatasetError(source, f"{sample_id}: {key}[{position}].dia_id", f"{turn['dia_id']!r} repeats")
+            numbers = turn_numbers(turn["dia_id"])
+            if numbers is not None and numbers in by_number:
+                raise DatasetError(
+                    source,
+                    f"{sample_id}: {key}[{position}].dia_id",
+                    f"{turn['dia_id']!r} and {by_number[numbers]!r} name the same turn "
+                    f"(session {numbers[0]}, turn {numbers[1]})",
+                )
+            if numbers is not None:
+                by_number[numbers] = turn["dia_id"]
             turn_session[turn["dia_id"]] = key
             lines.append(line)
             if granularity == "turn":
@@ -146,15 +177,24 @@ def _conversation(source: str, index: int, sample: Any, granularity: str) -> tup
 
 
 def _question(
-    source: str, sample_id: str, number: int, qa: Any, known: set[str], turn_session: dict[str, str], granularity: str
+    source: str,
+    sample_id: str,
+    number: int,
+    qa: Any,
+    known: set[str],
+    turn_session: dict[str, str],
+    granularity: str,
 ) -> tuple[JudgedQuery, list[dict]]:
     """One QA item as a Query, with the evidence ids that needed handling."""
     where = f"{sample_id}: qa[{number}]"
-    if not isinstance(qa, dict) or not isinstance(qa.get("question"), str):
-        raise DatasetError(source, where, "expected an object with a string question")
+    if not isinstance(qa, dict):
+        raise DatasetError(source, where, f"expected a question object, got {describe(qa)}")
+    if not isinstance(qa.get("question"), str):
+        raise DatasetError(source, f"{where}.question", f"expected a string, got {describe(qa.get('question'))}")
     evidence = qa.get("evidence", [])
     if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
-        raise DatasetError(source, f"{where}.evidence", "expected an array of strings")
+        bad = evidence if not isinstance(evidence, list) else next(e for e in evidence if not isinstance(e, str))
+        raise DatasetError(source, f"{where}.evidence", f"expected an array of strings, got {describe(bad)}")
     query_id = f"{sample_id}:qa{number}"
     turns, issues = set(), []
     for raw in evidence:
@@ -166,7 +206,7 @@ def _question(
     targets = turns if granularity == "turn" else {turn_session[t] for t in turns}
     category = qa.get("category")
     if category is not None and (not isinstance(category, int) or isinstance(category, bool)):
-        raise DatasetError(source, f"{where}.category", f"expected an integer, got {str(category)[:40]}")
+        raise DatasetError(source, f"{where}.category", f"expected an integer, got {describe(category)}")
     strata = {"category": category_label(category)}
     if category == 5:
         strata.update(in_headline="no", left_out_because="adversarial")

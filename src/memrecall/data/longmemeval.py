@@ -26,9 +26,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memrecall.data.jsonfile import file_sha256
+from memrecall.data.jsonfile import describe, file_sha256, iter_json_array
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
-from memrecall.errors import DatasetError
+from memrecall.errors import DatasetError, near_miss
 
 PROTOCOLS = ("perseus", "official")
 GRANULARITIES = ("session", "turn")
@@ -57,16 +57,8 @@ def parse_lme_date(value: Any) -> datetime | None:
 
 
 def iter_records(path: Path) -> Iterator[Any]:
-    """Stream the top-level array one record at a time (ijson), never holding the whole file parsed."""
-    import ijson
-
-    try:
-        with open(path, "rb") as handle:
-            yield from ijson.items(handle, "item", use_float=True)
-    except OSError as exc:
-        raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
-    except ijson.common.IncompleteJSONError as exc:
-        raise DatasetError(str(path), "", f"invalid JSON: {exc}") from None
+    """Stream the top-level array one record at a time (ijson), duplicate keys refused, never all parsed at once."""
+    return iter_json_array(path)
 
 
 def noans_id(turn_id: str) -> str:
@@ -126,7 +118,7 @@ def _turns(source: str, record: dict, query: JudgedQuery) -> tuple[JudgedQuery, 
                 continue
             turn_id = f"{session_id}_{index + 1}"
             if session_id in gold:
-                if turn.get("has_answer"):
+                if turn.get("has_answer") is True:
                     targets.add(turn_id)
                 else:
                     turn_id = noans_id(turn_id)
@@ -143,13 +135,13 @@ def _record(source: str, index: int, record: Any, protocol: str, shared: dict[st
         raise DatasetError(source, f"record {index}", "expected an object")
     qid = record.get("question_id")
     if not isinstance(qid, str) or not qid:
-        raise DatasetError(source, f"record {index}", "question_id is missing or not a string")
+        raise DatasetError(source, f"record {index}", f"question_id must be a non-empty string, got {describe(qid)}")
     where = f"question {qid}"
 
     def need(key: str, kind: type, what: str) -> Any:
         value = record.get(key)
         if not isinstance(value, kind):
-            raise DatasetError(source, f"{where}: {key}", f"expected {what}")
+            raise DatasetError(source, f"{where}: {key}", f"expected {what}, got {describe(value)}")
         return value
 
     question = need("question", str, "a string")
@@ -175,7 +167,9 @@ def _record(source: str, index: int, record: Any, protocol: str, shared: dict[st
         raise DatasetError(source, f"{where}: answer_session_ids", "expected an array of session id strings")
     unknown = [g for g in gold if g not in set(ids)]
     if unknown:
-        raise DatasetError(source, f"{where}: answer_session_ids", f"{unknown[0]!r} is not in the haystack")
+        raise DatasetError(
+            source, f"{where}: answer_session_ids", f"{unknown[0]!r} is not in the haystack{near_miss(unknown[0], ids)}"
+        )
     documents = []
     user_evidence = False
     for position, (session_id, date, turns) in enumerate(zip(ids, dates, sessions, strict=True)):
@@ -206,8 +200,14 @@ def _session_text(source: str, where: str, position: int, turns: Any, protocol: 
             raise DatasetError(
                 source, f"{where}: haystack_sessions[{position}][{number}]", "a turn needs string 'role' and 'content'"
             )
+        if "has_answer" in turn and not isinstance(turn["has_answer"], bool):
+            raise DatasetError(
+                source,
+                f"{where}: haystack_sessions[{position}][{number}].has_answer",
+                f"expected true or false, got {describe(turn['has_answer'])}",
+            )
         lines.append(f"{turn['role']}: {turn['content']}")
         if turn["role"] == "user":
             user_texts.append(turn["content"])
-            has_user_answer |= bool(turn.get("has_answer"))
+            has_user_answer |= turn.get("has_answer") is True
     return ("\n".join(lines) if protocol == "perseus" else " ".join(user_texts)), has_user_answer

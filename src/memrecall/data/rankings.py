@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memrecall.data.jsonfile import (
+    DuplicateKey,
+    count_strings_past,
+    decode_utf8,
+    describe,
+    loads_strict,
+    read_regular_bytes,
+    split_lines,
+)
 from memrecall.data.model import Ranking, Task
-from memrecall.errors import RankingsError, short
+from memrecall.data.trec import fields, group_run_lines
+from memrecall.errors import DatasetError, NearMiss, RankingsError, short
 
 EPIREC_KEYS = ("persona_id", "probe_id", "ranked_episode_ids")
 GENERIC_KEYS = ("store_id", "query_id", "ranked_ids")
+LONG_LINE = 1 << 20  # a JSON line this long has its ranked ids counted (streamed) before it is parsed
+RANKED_PREFIXES = ("ranked_ids.item", "ranked_episode_ids.item")
 
 
 @dataclass(frozen=True)
@@ -26,22 +38,34 @@ class RankingRow:
 
 
 def read_rankings_file(path: Path) -> tuple[str, str]:
-    """Read a rankings file once: its text and the sha256 of the bytes read."""
+    """Read a regular rankings file once: its text and the sha256 of the bytes read."""
     import hashlib
 
     try:
-        data = Path(path).read_bytes()
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RankingsError(str(path), [f"cannot read file: {short(exc)}"]) from None
+        data = read_regular_bytes(path)
+        text = decode_utf8(path, data)
+    except DatasetError:
+        raise
     return text, hashlib.sha256(data).hexdigest()
 
 
-def parse_rankings_text(text: str, source: str = "rankings") -> tuple[list[RankingRow], list[str]]:
-    """Rows and format problems of rankings text, its format told from the content (JSON lines or TREC run)."""
+def store_sizes(task: Task) -> dict[str, int]:
+    """How many documents each query's store holds: no ranking of that query may list more ids."""
+    sizes = {store_id: len(docs) for store_id, docs in task.stores.items()}
+    return {q.id: sizes[q.store_id] for q in task.queries}
+
+
+def parse_rankings_text(
+    text: str, source: str = "rankings", sizes: Mapping[str, int] | None = None
+) -> tuple[list[RankingRow], list[str]]:
+    """Rows and format problems of rankings text, its format told from the content (JSON lines or TREC run).
+
+    Lines end at '\\n' only. With `sizes` (query id -> store size), a ranking longer than its store
+    is refused as soon as it is seen and never kept.
+    """
     if text.startswith("\ufeff"):
         raise RankingsError(source, ["the file starts with a UTF-8 byte-order mark; save it as UTF-8 without BOM"])
-    lines = text.splitlines()
+    lines = split_lines(text)
     number, first = next(((i, s.strip()) for i, s in enumerate(lines, start=1) if s.strip()), (0, ""))
     if not first:
         raise RankingsError(source, ["file holds no rankings"])
@@ -52,49 +76,56 @@ def parse_rankings_text(text: str, source: str = "rankings") -> tuple[list[Ranki
             source, ["the file is one JSON array; rankings are JSON lines, one object per line (or a TREC run)"]
         )
     if first.startswith("{"):
-        return _read_jsonl(lines)
-    if len(first.split()) == 6:
-        return _read_trec(lines)
+        return _read_jsonl(lines, sizes)
+    if len(fields(first)) == 6:
+        return _read_trec(lines, sizes)
     raise RankingsError(
         source,
         [f"line {number} is neither a JSON object nor a TREC run line 'qid Q0 docid rank score tag': {short(first)}"],
     )
 
 
-def _read_jsonl(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
-    """One JSON object per line with EpiRec or generic keys."""
-    parsed, problems = [], []
+def too_long(query_id: object, count: int, sizes: Mapping[str, int] | None) -> str | None:
+    """`ranks N ids but its store holds only M documents`, or None when the ranking fits (or is unknown)."""
+    if sizes is None or not isinstance(query_id, str) or query_id not in sizes or count <= sizes[query_id]:
+        return None
+    return f"{query_id} ranks {count} ids but its store holds only {sizes[query_id]} documents"
+
+
+def _read_jsonl(lines: list[str], sizes: Mapping[str, int] | None) -> tuple[list[RankingRow], list[str]]:
+    """One JSON object per line with EpiRec or generic keys; duplicate keys and over-long rankings refused."""
+    limit = max(sizes.values(), default=0) if sizes else None
+    rows, problems = [], []
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
+        where = f"line {number}"
+        if limit is not None and len(raw) > LONG_LINE:
+            count = count_strings_past(raw, RANKED_PREFIXES, limit)
+            if count is not None:
+                problems.append(f"{where}: ranks more than {limit} ids, more than any store holds")
+                continue
         try:
-            parsed.append((f"line {number}", json.loads(raw)))
+            obj = loads_strict(raw)
         except json.JSONDecodeError as exc:
-            problems.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
-    rows, found = _rows_from(parsed)
-    return rows, sorted(problems + found, key=_line_number)
-
-
-def rows_from_dicts(objects: list[dict]) -> tuple[list[RankingRow], list[str]]:
-    """Rows from in-memory row dicts (EpiRec or generic keys), each named by its position."""
-    return _rows_from([(f"row {index}", obj) for index, obj in enumerate(objects, start=1)])
-
-
-def _rows_from(objects: list[tuple[str, object]]) -> tuple[list[RankingRow], list[str]]:
-    """Rows from (where, object) pairs, and the problem with each object that is not a ranking row."""
-    rows, problems = [], []
-    for where, obj in objects:
+            problems.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except DuplicateKey as exc:
+            problems.append(f"{where}: {exc}")
+            continue
         row, problem = row_from_object(obj, where)
+        problem = problem or too_long(row.query_id, len(row.doc_ids), sizes)
         if problem:
-            problems.append(problem)
+            problems.append(problem if problem.startswith(where) else f"{where}: {problem}")
         else:
             rows.append(row)
     return rows, problems
 
 
-def _line_number(problem: str) -> int:
-    """The N of a `line N: ...` problem, to keep problems in file order."""
-    return int(problem.split(":", 1)[0].split()[1])
+def rows_from_dicts(objects: list[dict]) -> tuple[list[RankingRow], list[str]]:
+    """Rows from in-memory row dicts (EpiRec or generic keys), each named by its position."""
+    found = [row_from_object(obj, f"row {index}") for index, obj in enumerate(objects, start=1)]
+    return [row for row, problem in found if problem is None], [problem for _, problem in found if problem]
 
 
 def row_from_object(obj: object, where: str) -> tuple[RankingRow | None, str | None]:
@@ -111,42 +142,26 @@ def row_from_object(obj: object, where: str) -> tuple[RankingRow | None, str | N
         )
         return None, f"{where}: missing {', '.join(missing)}{found}"
     store, query, ranked = (obj[k] for k in keys)
-    if not isinstance(store, str) or not isinstance(query, str):
-        return None, f"{where}: {keys[0]} and {keys[1]} must be strings"
-    if not isinstance(ranked, list) or not all(isinstance(d, str) for d in ranked):
-        return None, f"{where}: {keys[2]} must be an array of strings"
+    for key, value in ((keys[0], store), (keys[1], query)):
+        if not isinstance(value, str):
+            return None, f"{where}: {key} must be a string, got {describe(value)}"
+    if not isinstance(ranked, list):
+        return None, f"{where}: {keys[2]} must be an array of strings, got {describe(ranked)}"
+    bad = next((d for d in ranked if not isinstance(d, str)), 0)
+    if bad != 0:
+        return None, f"{where}: {keys[2]} must be an array of strings, got {describe(bad)} in it"
     extra = sorted(set(obj) - set(keys))
     if extra:
         return None, f"{where}: unexpected field(s) {short(', '.join(extra))}"
     return RankingRow(where, store, query, tuple(ranked)), None
 
 
-def _read_trec(lines: list[str]) -> tuple[list[RankingRow], list[str]]:
-    """`qid Q0 docid rank score tag` lines, grouped by qid and ordered as trec_eval orders them.
+def _read_trec(lines: list[str], sizes: Mapping[str, int] | None) -> tuple[list[RankingRow], list[str]]:
+    """TREC run lines grouped by qid and ordered as trec_eval orders them (see memrecall.data.trec).
 
-    trec_eval ignores the rank column: documents go by score descending, ties by document id
-    descending. Scores must be finite numbers.
+    trec_eval ignores the rank column: documents go by score descending, ties by document id descending.
     """
-    grouped: dict[str, list[tuple[float, str, int]]] = {}
-    problems = []
-    for number, raw in enumerate(lines, start=1):
-        parts = raw.split()
-        if not parts:
-            continue
-        if len(parts) != 6:
-            problems.append(f"line {number}: expected 6 fields 'qid Q0 docid rank score tag', got {len(parts)}")
-            continue
-        qid, _, docid, rank, score, _ = parts
-        try:
-            int(rank)
-            value = float(score)
-        except ValueError:
-            problems.append(f"line {number}: rank must be an integer and score a number")
-            continue
-        if not math.isfinite(value):
-            problems.append(f"line {number}: score must be a finite number, got {short(score)}")
-            continue
-        grouped.setdefault(qid, []).append((value, docid, number))
+    grouped, problems = group_run_lines(lines, lambda qid, count: too_long(qid, count, sizes))
     rows = []
     for qid, entries in grouped.items():
         ordered = sorted(entries, key=lambda e: e[1], reverse=True)  # ties: document id descending
@@ -160,21 +175,32 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
     queries = {q.id: q for q in task.queries}
     seen: dict[str, str] = {}
     store_ids_of: dict[str, set[str]] = {}
+    explain_query = None
     problems, rankings, partial = [], {}, []
     for row in rows:
         query = queries.get(row.query_id)
         if query is None:
-            problems.append(f"{row.where}: unknown query {short(repr(row.query_id))}")
+            explain_query = explain_query or NearMiss(queries)
+            problems.append(
+                f"{row.where}: unknown query {short(repr(row.query_id))}{explain_query.explain(row.query_id)}"
+            )
             continue
         if row.query_id in seen:
-            problems.append(f"{row.where}: query {row.query_id} already ranked at {seen[row.query_id]}")
+            problems.append(f"{row.where}: query {row.query_id!r} already ranked at {seen[row.query_id]}")
             continue
         seen[row.query_id] = row.where
         if row.store_id is not None and row.store_id != query.store_id:
-            problems.append(f"{row.where}: {row.query_id} belongs to store {query.store_id}, not {short(row.store_id)}")
+            problems.append(
+                f"{row.where}: {row.query_id!r} belongs to store {query.store_id!r}, not {short(repr(row.store_id))}"
+                + NearMiss([query.store_id]).explain(row.store_id)
+            )
+            continue
+        store = task.stores[query.store_id]
+        if len(row.doc_ids) > len(store):
+            problems.append(f"{row.where}: {too_long(row.query_id, len(row.doc_ids), {row.query_id: len(store)})}")
             continue
         if query.store_id not in store_ids_of:
-            store_ids_of[query.store_id] = {d.id for d in task.stores[query.store_id]}
+            store_ids_of[query.store_id] = {d.id for d in store}
         store_ids = store_ids_of[query.store_id]
         repeated = sorted(d for d, count in Counter(row.doc_ids).items() if count > 1)
         unknown = [d for d in row.doc_ids if d not in store_ids]
@@ -182,7 +208,9 @@ def check_rows(rows: list[RankingRow], task: Task, require_full: bool) -> tuple[
         if repeated:
             problems.append(f"{row.where}: {row.query_id} ranks {short(', '.join(repeated))} more than once")
         if unknown:
-            problems.append(f"{row.where}: {row.query_id} ranks unknown id(s) {short(', '.join(unknown[:5]))}")
+            hint = NearMiss(store_ids).explain(unknown[0])
+            shown = short(", ".join(repr(d) for d in unknown[:5]))
+            problems.append(f"{row.where}: {row.query_id} ranks unknown id(s) {shown}{hint}")
         if require_full and absent and not unknown:
             partial.append(
                 f"{row.where}: {row.query_id} ranks {len(row.doc_ids)} of {len(store_ids)} and leaves out "
@@ -231,7 +259,7 @@ def rankings_sha256(task: Task, rankings: dict[str, Ranking], keys: tuple[str, s
     """sha256 of the rankings in canonical JSONL form: the same for a run and its exported file."""
     import hashlib
 
-    from memrecall.io import canonical_json
+    from memrecall.io import jsonl_line
 
-    text = "".join(canonical_json(row) + "\n" for row in rankings_rows(task, rankings, keys))
+    text = "".join(jsonl_line(row) + "\n" for row in rankings_rows(task, rankings, keys))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -8,6 +8,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
+from memrecall.data.jsonfile import describe
 from memrecall.data.model import Task
 from memrecall.reports.fingerprint import FINGERPRINT_KEY, content_sha256, fingerprint_matches
 from memrecall.reports.version import __version__
@@ -90,6 +91,13 @@ def shape_problem(report: Any) -> str | None:
     task = content.get("task")
     if not isinstance(task, dict) or not all(k in task for k in ("name", "version", "queries")):
         return "content.task is missing or incomplete"
+    for key in ("name", "version"):
+        if not isinstance(task[key], str):
+            return f"content.task.{key} must be a string, got {describe(task[key])}"
+    if isinstance(task["queries"], bool) or not isinstance(task["queries"], int):
+        return f"content.task.queries must be an integer, got {describe(task['queries'])}"
+    if not isinstance(content.get("primary_metric", ""), str):
+        return f"content.primary_metric must be a string, got {describe(content['primary_metric'])}"
     for key in ("primary_metric", "scoring"):
         if key not in content:
             return f"content.{key} is missing"

@@ -13,10 +13,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from memrecall.data.jsonfile import DuplicateKey, describe, loads_strict
 from memrecall.data.longmemeval import iter_records, noans_id, restore_id
 from memrecall.data.model import Ranking, Task
 from memrecall.data.rankings import RankingRow
-from memrecall.errors import short
+from memrecall.errors import NearMiss, short
+from memrecall.io import jsonl_line
 
 OFFICIAL_KS = (1, 3, 5, 10, 30, 50)
 
@@ -121,7 +123,7 @@ def export_official_log(data: Path, task: Task, rankings: Mapping[str, Ranking],
             "ranked_items": items,
             "metrics": official_metrics(ranked, correct, corpus, turn),
         }
-        out_handle.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+        out_handle.write(jsonl_line(line, compact=False) + "\n")
         written += 1
     return written
 
@@ -131,30 +133,61 @@ def is_official_log_line(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("retrieval_results"), dict) and "question_id" in obj
 
 
+def official_log_problem(obj: Any) -> str | None:
+    """What keeps a parsed line from being an official log line (typed checks, one place), or None."""
+    if not isinstance(obj, dict):
+        return f"expected a JSON object, got {describe(obj)}"
+    if not isinstance(obj.get("question_id"), str):
+        return f"question_id must be a string, got {describe(obj.get('question_id'))}"
+    results = obj.get("retrieval_results")
+    if not isinstance(results, dict):
+        return f"retrieval_results must be an object, got {describe(results)}"
+    items = results.get("ranked_items")
+    if not isinstance(items, list):
+        return f"retrieval_results.ranked_items must be an array, got {describe(items)}"
+    for position, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("corpus_id"), str):
+            got = describe(item.get("corpus_id")) if isinstance(item, dict) else describe(item)
+            return f"retrieval_results.ranked_items[{position}].corpus_id must be a string, got {got}"
+    return None
+
+
 def read_official_log(lines: Sequence[str], task: Task) -> tuple[list[RankingRow], list[str], str]:
-    """Session-level rows from an official log: noans renames undone, turn ids mapped to sessions in rank order."""
+    """Session-level rows from an official log: noans renames undone, turn ids mapped to sessions in rank order.
+
+    `lines` are split on '\\n' only (never str.splitlines()); duplicate keys and wrong types are refused.
+    """
     rows, problems, kinds = [], [], set()
     queries = {q.id: q for q in task.queries}
+    explain = None
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-            items = obj["retrieval_results"]["ranked_items"]
-            ids = [item["corpus_id"] for item in items]
-            qid = obj["question_id"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            problems.append(f"line {number}: not an official retrieval log line ({type(exc).__name__}: {short(exc)})")
+            obj = loads_strict(raw)
+        except json.JSONDecodeError as exc:
+            problems.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
             continue
+        except DuplicateKey as exc:
+            problems.append(f"line {number}: {exc}")
+            continue
+        problem = official_log_problem(obj)
+        if problem:
+            problems.append(f"line {number}: not an official retrieval log line: {problem}")
+            continue
+        qid, items = obj["question_id"], obj["retrieval_results"]["ranked_items"]
         if qid not in queries:
-            problems.append(f"line {number}: unknown question {short(repr(qid))}")
+            explain = explain or NearMiss(queries)
+            problems.append(f"line {number}: unknown question {short(repr(qid))}{explain.explain(qid)}")
             continue
-        known = {d.id for d in task.stores[queries[qid].store_id]}
+        ids = [item["corpus_id"] for item in items]
+        store = task.stores[queries[qid].store_id]
+        known = {d.id for d in store}
         sessions, kind = _as_sessions(ids, known)
         kinds.add(kind)
         if sessions is None:
             problems.append(
-                f"line {number}: {qid}: corpus ids match neither the sessions nor the turns of its haystack"
+                f"line {number}: {qid!r}: corpus ids match neither the sessions nor the turns of its haystack"
             )
             continue
         rows.append(RankingRow(f"line {number}", None, qid, tuple(sessions)))

@@ -7,8 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memrecall.benchmarks import Benchmark, Loaded
+from memrecall.data.jsonfile import DuplicateKey, loads_strict, split_lines
 from memrecall.data.model import Ranking
-from memrecall.data.rankings import check_rows, parse_rankings_text, rankings_hint, read_rankings_file, rows_from_dicts
+from memrecall.data.rankings import (
+    check_rows,
+    parse_rankings_text,
+    rankings_hint,
+    read_rankings_file,
+    rows_from_dicts,
+    store_sizes,
+)
 from memrecall.errors import RankingsError
 from memrecall.reports.official_log import is_official_log_line, read_official_log
 
@@ -39,14 +47,24 @@ def checked_runs(
 
 def _parse_file(text: str, source: str, bench: Benchmark, loaded: Loaded) -> tuple[list, list[str], str | None]:
     """Rows of a rankings file, or of an official LongMemEval retrieval log (noted with its granularity)."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    lines = split_lines(text)
+    first = next((line for line in lines if line.strip()), "")
     if bench.name.startswith("longmemeval") and first.lstrip().startswith("{"):
         try:
-            official = is_official_log_line(json.loads(first))
-        except json.JSONDecodeError:
-            official = False
+            official = is_official_log_line(loads_strict(first))
+        except (json.JSONDecodeError, DuplicateKey):
+            official = is_official_log_line(json.loads(first)) if _parses(first) else False
         if official:
-            rows, problems, detected = read_official_log(text.splitlines(), loaded.task)
+            rows, problems, detected = read_official_log(lines, loaded.task)
             return rows, problems, f"official LongMemEval retrieval log, {detected} corpus ids"
-    rows, problems = parse_rankings_text(text, source)
+    rows, problems = parse_rankings_text(text, source, store_sizes(loaded.task))
     return rows, problems, None
+
+
+def _parses(line: str) -> bool:
+    """True when `line` is JSON (duplicate keys aside), to tell an official log line with a repeated key."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True

@@ -64,7 +64,17 @@ def fit_metrics(metrics: list[str], label_width: int, width: int) -> tuple[list[
 
 def print_table(table: Table) -> None:
     """Print to stdout without colour codes when stdout is not a terminal."""
-    Console(width=console_width()).print(table)
+    _Console(width=console_width()).print(table)
+
+
+class _Console(Console):
+    """A rich Console whose broken pipe is an EPIPE error (rich's own exits 0-or-1 and lands the outputs)."""
+
+    def on_broken_pipe(self) -> None:
+        import errno
+        import os
+
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
 
 def system_rows(name: str, results: dict, stratum: str | None) -> list[tuple[str, str, dict]]:

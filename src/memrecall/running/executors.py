@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from memrecall.errors import ConfigError, MemrecallError, SystemFailure
+from memrecall.running.limits import cap_to_store
 
 EXECUTORS = ("local", "ray")
 CHUNKS_PER_WORKER = 4
@@ -196,9 +197,14 @@ class EncodeActor:
 
 
 def _index_and_rank(system, store_id: str, documents, queries: list) -> list:
-    """Index one store and rank its queries; the adapter's error boundary names the method, store or query."""
+    """Index one store and rank its queries; the adapter's error boundary names the method, store or query.
+
+    An answer longer than the store is replaced by a TooLong marker as soon as it comes back.
+    """
     system.index(documents, store_id)
-    return system.rank_many(queries, store_id)
+    answers = system.rank_many(queries, store_id)
+    answers[:] = cap_to_store(answers, len(documents))
+    return answers
 
 
 def _rank_chunk_body(system, work: list) -> dict:

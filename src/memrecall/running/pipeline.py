@@ -10,6 +10,7 @@ from memrecall.data.model import Query, Ranking, Task
 from memrecall.data.rankings import RankingRow, check_rows
 from memrecall.errors import RankingsError
 from memrecall.progress import progress_bar
+from memrecall.running.limits import TooLong
 from memrecall.systems.contract import SystemAdapter, ranked_ids
 
 
@@ -65,6 +66,9 @@ def rank_task(
             problems.append(f"store {store_id}: rank_many returned {len(answers)} rankings for {len(queries)} queries")
             continue
         for query, output in zip(queries, answers, strict=True):
+            if isinstance(output, TooLong):
+                problems.append(output.problem(query.id, store_id))
+                continue
             row, problem = _row(query, output)
             if problem:
                 problems.append(problem)

@@ -61,3 +61,41 @@ def hardest_queries(rows: Sequence[dict], k: int) -> list[dict]:
             entry["best_rank"] = rank
     missed = [e for e in best.values() if e["best_rank"] is None or e["best_rank"] > k]
     return sorted(missed, key=lambda e: (-(e["best_rank"] or 10**9), e["query_id"]))
+
+
+def per_query_problem(row: object) -> str | None:
+    """What keeps a parsed line from being a per-query row (typed checks, the format's one place), or None."""
+    from memrecall.data.jsonfile import describe
+
+    if not isinstance(row, dict):
+        return f"expected a JSON object, got {describe(row)}"
+    for key in ("system", "query_id", "store_id", "text"):
+        if not isinstance(row.get(key), str):
+            return f"{key} must be a string, got {describe(row.get(key))}"
+    strata = row.get("strata")
+    if not isinstance(strata, dict) or not all(isinstance(v, str) for v in strata.values()):
+        return f"strata must be an object of strings, got {describe(strata)}"
+    rank = row.get("first_target_rank")
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+        return f"first_target_rank must be null or a rank from 1, got {describe(rank)}"
+    hit = row.get("hit")
+    if hit is not None and not isinstance(hit, dict):
+        return f"hit must be null or an object of true/false, got {describe(hit)}"
+    for cut, value in (hit or {}).items():
+        if not isinstance(value, bool):
+            return f"hit[{cut!r}] must be true or false, got {describe(value)}"
+    return None
+
+
+def read_per_query(path) -> list[dict]:
+    """A per-query JSONL file, strictly: duplicate keys, wrong types and non-regular files are DatasetErrors."""
+    from memrecall.data.jsonfile import iter_jsonl
+    from memrecall.errors import DatasetError
+
+    rows = []
+    for number, row in iter_jsonl(path):
+        problem = per_query_problem(row)
+        if problem:
+            raise DatasetError(str(path), f"line {number}", f"not a per-query row: {problem}")
+        rows.append(row)
+    return rows
