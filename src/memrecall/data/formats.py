@@ -27,10 +27,13 @@ _TREC_LINE = re.compile(r"^\S+\s+\S+\s+\S+\s+-?\d+\s+\S+\s+\S+$")
 
 def sniff_format(path: Path) -> str | None:
     """epirec, longmemeval, locomo, rankings or report when the file's start looks like one; None otherwise."""
+    from memrecall.data.jsonfile import open_regular
+    from memrecall.errors import DatasetError
+
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-    except OSError:
+    except (OSError, DatasetError):
         return None
     first_line = head.split("\n", 1)[0].strip()
     if _TREC_LINE.match(first_line):
