@@ -126,8 +126,8 @@ def run_plugin(folder, benchmark: str, attr: str, executor: str) -> dict:
 @pytest.mark.parametrize("benchmark", sorted(DATA))
 def test_a_snooping_plug_in_finds_no_gold_and_a_tampering_one_changes_nothing(plugins, benchmark, executor):
     clean = run_plugin(plugins, benchmark, "Clean", executor)
-    assert run_plugin(plugins, benchmark, "Snoop", executor)["signature"] == clean["signature"]
-    assert run_plugin(plugins, benchmark, "Tamper", executor)["signature"] == clean["signature"]
+    assert run_plugin(plugins, benchmark, "Snoop", executor)["content_sha256"] == clean["content_sha256"]
+    assert run_plugin(plugins, benchmark, "Tamper", executor)["content_sha256"] == clean["content_sha256"]
 
 
 def test_the_public_types_hold_exactly_the_public_fields():

@@ -239,3 +239,27 @@ def test_jsonl_lines_of_ordinary_text_are_exactly_canonical_json():
     row = {"query_id": "q\u00e9", "ranked_ids": ["a", "b"], "text": "tab\there \u00fc"}
     assert jsonl_line(row) == canonical_json(row)
     assert jsonl_line({"t": ODD}) == '{"t":"a\\u2028b\\u2029c\\u0085d\\fe"}'
+
+
+def test_corpus_sources_rules_and_checksums_refuse_a_fifo_at_once(tmp_path):
+    """The corpus readers take only regular files too: a FIFO in the checkout is named, never waited on."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for target in ("data/SHA256SUMS", "data/memrecall_rules.json"):
+        checkout = tmp_path / target.replace("/", "_")
+        shutil.copytree(root / "data", checkout / "data")
+        (checkout / target).unlink()
+        os.mkfifo(checkout / target)
+        done = subprocess.run(
+            [sys.executable, "-m", "memrecall", "validate", "--root", str(checkout)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode != 0, target
+        assert "not a regular file" in done.stdout + done.stderr, (target, done.stdout, done.stderr)

@@ -16,7 +16,7 @@ def test_more_than_20_problems_are_cut_with_counts_by_kind(tmp_path):
     bad.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = run("evaluate", bad, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
     assert_one_line_error(result, "24 problem(s)")
-    assert result.output.count("ranks unknown id(s) x99") == 20
+    assert result.output.count("ranks unknown id(s) 'x99'") == 20
     assert "... and 4 more; all 24 by kind: ranks unknown id 24" in result.output
 
 

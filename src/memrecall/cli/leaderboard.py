@@ -28,8 +28,8 @@ import click
 def leaderboard(folder, out, data_values, keys) -> None:
     """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl and
     SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
+    from memrecall.cli.common import new_plan
     from memrecall.io import atomic_write_bytes
-    from memrecall.outputs import check_outputs
     from memrecall.reports.leaderboard_entries import load_data, read_entries
     from memrecall.reports.leaderboard_html import site_files
     from memrecall.reports.leaderboard_tables import build_tables
@@ -42,7 +42,10 @@ def leaderboard(folder, out, data_values, keys) -> None:
     data = load_data(given)
     tables = build_tables(read_entries(folder, data, keys))
     files = site_files(tables, out)
-    check_outputs({f"--out {name}": out / name for name in files}, [], {"--out": out})
+    plan = new_plan()
+    for name in files:
+        plan.output(f"--out {name}", out / name)
+    plan.check()
     for name, content in files.items():
         atomic_write_bytes(out / name, content)
     rows = sum(len(t.rows) + len(t.oracle) + len(t.apart) for t in tables)

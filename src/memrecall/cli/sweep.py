@@ -42,8 +42,8 @@ def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quie
 
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
     """
+    from memrecall.cli.common import new_plan
     from memrecall.io import atomic_write_text
-    from memrecall.outputs import check_outputs
     from memrecall.reports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
     from memrecall.running.sweep import check_names, output_paths, parse_data_options, sweep_benchmarks
     from memrecall.running.sweep import sweep as run_sweep
@@ -54,9 +54,15 @@ def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quie
     )
     planned = {f"{e.name}/{s}": list(output_paths(out, s, e.name).values()) for e in entries for s in systems}
     summary = {kind: out / f"summary.{kind}" for kind in ("md", "csv", "tex")}
-    check_outputs(
-        {**planned, **{f"summary.{k}": p for k, p in summary.items()}}, [e.data for e in entries], {"--out": out}
-    )
+    plan = new_plan()
+    for entry in entries:
+        plan.input("--data", entry.data)
+    for label, paths in planned.items():
+        for path in paths:
+            plan.output(label, path)
+    for kind, path in summary.items():
+        plan.output(f"summary.{kind}", path)
+    plan.check()
     outcomes = run_sweep(systems, entries, out, seed, resamples, say=(lambda _: None) if quiet else click.echo)
     rows = summary_rows(outcomes)
     atomic_write_text(summary["md"], markdown_summary(rows))

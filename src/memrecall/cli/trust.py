@@ -59,9 +59,13 @@ def keys_sign(report_path: Path, key_file: Path, output: Path | None) -> None:
         raise ConfigError(f"{report_path}: {problem}")
     output = output or report_path
     if output != report_path:
-        from memrecall.outputs import check_outputs
+        from memrecall.cli.common import new_plan
 
-        check_outputs({"--output": output}, [report_path, key_file])
+        plan = new_plan()
+        plan.input("REPORT", report_path)
+        plan.input("--key", key_file)
+        output = plan.output("--output", output)
+        plan.check()
     try:
         report = write_report(output, report, key)
     except ConfigError as exc:

@@ -10,6 +10,8 @@ from typing import Any
 from memrecall.corpus import rules
 from memrecall.corpus.croissant import croissant_metadata
 from memrecall.corpus.sources import Layout, ReleaseSpec, read_json_file
+from memrecall.data.jsonfile import read_regular_bytes, read_regular_text, split_lines
+from memrecall.errors import DatasetError
 from memrecall.io import atomic_write_text, pretty_json
 
 RELEASE_NAME = "EpiRec"
@@ -74,8 +76,8 @@ def stale_files(files: dict[Path, str]) -> list[Path]:
     stale = []
     for path, text in files.items():
         try:
-            current = path.read_bytes()
-        except OSError:
+            current = read_regular_bytes(path)
+        except DatasetError:
             current = None
         if current != text.encode("utf-8"):
             stale.append(path)
@@ -96,10 +98,10 @@ def dropped_entries(layout: Layout, built: list[ReleaseSpec]) -> list[str]:
     problems = []
     if layout.checksums.exists():
         try:
-            text = layout.checksums.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            return [f"{layout.display(layout.checksums)}: cannot read it ({type(exc).__name__}); restore it first"]
-        for number, line in enumerate(text.splitlines(), start=1):
+            text = read_regular_text(layout.checksums)
+        except DatasetError as exc:
+            return [f"{layout.display(layout.checksums)}: cannot read it ({exc.problem}); restore it first"]
+        for number, line in enumerate(split_lines(text), start=1):
             parts = line.split()
             if len(parts) != 2:
                 problems.append(f"{layout.display(layout.checksums)}: line {number} is not '<sha256>  <file name>'")

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memrecall.errors import ConfigError
+from memrecall.data.jsonfile import read_regular_text
+from memrecall.errors import ConfigError, DatasetError
 
 RULE_SETS = {"memrecall-epirec-v1": 1, "memrecall-epirec-v2": 2}
 EXAMPLE = '{"releases": {"epirec_v2.json": "memrecall-epirec-v2"}}'
@@ -40,9 +41,9 @@ def read_rules(path: Path, where: str) -> dict[str, int] | None:
     if not path.exists() and not path.is_symlink():
         return None
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LayoutError(f"{where}: cannot read the rules file ({type(exc).__name__}: {exc})") from None
+        text = read_regular_text(path)
+    except DatasetError as exc:
+        raise LayoutError(f"{where}: cannot read the rules file ({exc.problem})") from None
     if not text.strip():
         raise LayoutError(f"{where}: the rules file is empty; give {EXAMPLE}, or remove it")
     try:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.corpus.rules import INTENSITY_BANDS, VALENCES
-from memrecall.errors import MemrecallError
+from memrecall.data.jsonfile import read_regular_text
+from memrecall.errors import DatasetError, MemrecallError
 
 SAMPLE_SIZE = 60
 SAMPLE_COLUMNS = ("episode_id", "text", "intensity_band", "valence", "notes")
@@ -71,11 +72,9 @@ class Rating:
 def read_ratings(path: Path, sample_ids: list[str]) -> dict[str, Rating]:
     """Read a filled rating sheet; every sampled id exactly once with valid labels, else LabelsError."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LabelsError(f"{path}: cannot read file ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise LabelsError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8 CSV") from None
+        text = read_regular_text(path)
+    except DatasetError as exc:
+        raise LabelsError(f"{path}: {exc.problem}; give a UTF-8 CSV file") from None
     rows = list(csv.DictReader(io.StringIO(text)))
     problems = []
     missing_columns = {"episode_id", "intensity_band", "valence"} - set(rows[0] if rows else {})

@@ -156,16 +156,21 @@ def json_path(parts) -> str:
 
 def read_json_file(path: Path, where: str) -> tuple[Any, list[Violation]]:
     """Parse a JSON file; on failure return a Violation naming line and column instead."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    from memrecall.data.jsonfile import DuplicateKey, loads_strict, read_regular_text
+    from memrecall.errors import DatasetError
+
+    if not path.exists() and not path.is_symlink():
         return None, [Violation(where, "file is missing")]
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [Violation(where, f"cannot read file: {exc}")]
     try:
-        return json.loads(text), []
+        text = read_regular_text(path)
+    except DatasetError as exc:
+        return None, [Violation(where, f"cannot read file: {exc.problem}")]
+    try:
+        return loads_strict(text), []
     except json.JSONDecodeError as exc:
         return None, [Violation(where, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]
+    except DuplicateKey as exc:
+        return None, [Violation(where, str(exc))]
 
 
 def load_personas(layout: Layout, release: ReleaseSpec | None = None) -> Loaded:

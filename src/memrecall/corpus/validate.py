@@ -10,7 +10,8 @@ from memrecall.corpus.checks import Violation, check_card_episode, check_corpus,
 from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2, reused_texts
 from memrecall.corpus.croissant import CROISSANT_SPEC
 from memrecall.corpus.sources import Layout, ReleaseSpec, load_personas, read_json_file, schema_violations
-from memrecall.data.jsonfile import file_sha256
+from memrecall.data.jsonfile import file_sha256, read_regular_bytes, read_regular_text, split_lines
+from memrecall.errors import DatasetError
 
 
 @dataclass
@@ -86,7 +87,7 @@ def validate_root(layout: Layout) -> ValidationResult:
             result.violations.extend(schema_violations(document, schema, where))
         if not release.rules:
             result.not_checked.append(f"{where}: equality with a fresh build (not a memrecall release)")
-        elif expected and document is not None and path.read_bytes() != expected[path].encode("utf-8"):
+        elif expected and document is not None and read_regular_bytes(path) != expected[path].encode("utf-8"):
             result.violations.append(Violation(where, "differs from what `memrecall build` writes from the sources"))
         digests[release] = file_sha256(path) if path.is_file() else None
     result.violations.extend(_check_checksums(layout, digests))
@@ -121,9 +122,9 @@ def _staged_copy(path, text: str) -> bool:
     """True when a staged temp file of `path` (left by an interrupted build) holds exactly `text`."""
     for temp in path.parent.glob(f".{path.name}.*.tmp"):
         try:
-            if temp.read_bytes() == text.encode("utf-8"):
+            if read_regular_bytes(temp) == text.encode("utf-8"):
                 return True
-        except OSError:
+        except DatasetError:
             continue
     return False
 
@@ -134,11 +135,11 @@ def _check_checksums(layout: Layout, digests: dict[ReleaseSpec, str | None]) -> 
     if not layout.checksums.exists():
         return [Violation(where, "file is missing")]
     try:
-        text = layout.checksums.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [Violation(where, f"cannot read file: {type(exc).__name__}: {exc}"[:160])]
+        text = read_regular_text(layout.checksums)
+    except DatasetError as exc:
+        return [Violation(where, f"cannot read file: {exc.problem}"[:160])]
     entries = {}
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         parts = line.split()
         if len(parts) != 2:
             return [Violation(f"{where}: line {number}", "expected '<sha256>  <file name>'")]

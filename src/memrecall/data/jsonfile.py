@@ -108,6 +108,11 @@ def decode_utf8(path: str | Path, data: bytes) -> str:
         raise DatasetError(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
+def read_regular_text(path: str | Path) -> str:
+    """The UTF-8 text of a regular file; DatasetError for a FIFO, device, folder, unreadable or non-UTF-8 file."""
+    return decode_utf8(path, read_regular_bytes(path))
+
+
 def read_json(path: Path) -> Any:
     """Parse a JSON file strictly (duplicate keys refused); DatasetError with line and column."""
     text = decode_utf8(path, read_regular_bytes(path))

@@ -235,20 +235,6 @@ def partial_rankings_problem(partial: list[str], task_name: str) -> str:
     )
 
 
-def rankings_hint(problems: list[str], rows: int, benchmark: str) -> str | None:
-    """A likely cause when every line fails the same way: the wrong key set or the wrong benchmark."""
-    line_problems = [p for p in problems if p.startswith("line")]
-    if line_problems and all("missing ranked_episode_ids (found ranked_ids" in p for p in line_problems):
-        return (
-            "every line lacks ranked_episode_ids; found ranked_ids: "
-            "is this a LongMemEval/LoCoMo rankings file? use --benchmark"
-        )
-    unknown = sum("unknown query" in p for p in problems)
-    if rows and unknown == rows:
-        return f"no query id is one of {benchmark}'s: are these rankings for another benchmark? use --benchmark"
-    return None
-
-
 def rankings_rows(task: Task, rankings: dict[str, Ranking], keys: tuple[str, str, str] = GENERIC_KEYS) -> list[dict]:
     """One rankings-JSONL row per query, in task order, with the benchmark's row keys."""
     store_key, query_key, ranked_key = keys

@@ -12,11 +12,11 @@ from memrecall.data.model import Ranking
 from memrecall.data.rankings import (
     check_rows,
     parse_rankings_text,
-    rankings_hint,
     read_rankings_file,
     rows_from_dicts,
     store_sizes,
 )
+from memrecall.data.rankings_hints import rankings_hint
 from memrecall.errors import RankingsError
 from memrecall.reports.official_log import is_official_log_line, read_official_log
 
