@@ -111,3 +111,44 @@ def encode_texts(model: Any, texts: Sequence[str]):
 
     vectors = model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
     return np.ascontiguousarray(vectors, dtype=np.float32)
+
+
+class RetrieverLoop:
+    """The index/rank loop of a framework retriever: a fresh retriever per store asked for k results, then
+    the ids it left out in store order. Subclasses give `_convert` (documents to the stack's objects),
+    `_build(items, k)` (the retriever) and `_returned_ids(retriever, text)` (its ids, best first)."""
+
+    def __init__(self) -> None:
+        self._ids: list[str] = []
+        self._depth: int | None = None
+        self._retriever: Any = None
+
+    def prepare(self, task: Any) -> None:
+        """Keep the task's `depth` when it is an int; everything else is ignored."""
+        self._depth = task_depth(task)
+
+    def _k(self) -> int:
+        """How many results to ask the stack for: the whole store, or the task's depth when smaller."""
+        return min(self._depth, len(self._ids)) if self._depth else len(self._ids)
+
+    def _convert(self, documents: Sequence[Any]) -> list[Any]:
+        """The store's documents as the stack's own objects."""
+        raise NotImplementedError
+
+    def _build(self, items: list[Any], k: int) -> Any:
+        """A retriever over the items that returns k results."""
+        raise NotImplementedError
+
+    def _returned_ids(self, retriever: Any, text: str) -> list[str]:
+        """The document ids the retriever returns for the text, best first."""
+        raise NotImplementedError
+
+    def index(self, documents: Sequence[Any]) -> None:
+        """Build a fresh in-memory retriever over this store (the previous one is dropped)."""
+        self._ids = [d.id for d in documents]
+        self._retriever = self._build(self._convert(documents), max(self._k(), 1)) if documents else None
+
+    def rank(self, query: Any) -> list[str]:
+        """The retriever's results for the query text, best first, then any it left out in store order."""
+        returned = [] if self._retriever is None else self._returned_ids(self._retriever, query.text)
+        return with_unreturned(returned, self._ids, self._depth)

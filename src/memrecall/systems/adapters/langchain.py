@@ -10,16 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memrecall.data.model import Document, Query
+from memrecall.data.model import Document
 from memrecall.systems.adapters.common import (
     UNRETURNED,
+    RetrieverLoop,
     import_stack,
     local_model_path,
     model_config,
     offline_env,
     stack_version,
-    task_depth,
-    with_unreturned,
 )
 
 QUIET_ENV = {"HF_HUB_DISABLE_PROGRESS_BARS": "1"}  # no weight-loading progress bars on stderr
@@ -43,38 +42,21 @@ def _lc_documents(documents: Sequence[Document]) -> list[Any]:
     return [core.Document(page_content=d.text, id=d.id, metadata={ID_KEY: d.id}) for d in documents]
 
 
-class _LangChainAdapter:
-    """Shared index/rank loop: one fresh retriever per store asked for k ids, then unreturned ids in store order."""
+class _LangChainAdapter(RetrieverLoop):
+    """LangChain retrievers through the shared loop: documents carry our id in metadata under ID_KEY."""
 
     name = "langchain"
 
-    def __init__(self) -> None:
-        self._ids: list[str] = []
-        self._depth: int | None = None
-        self._retriever: Any = None
+    def _convert(self, documents: Sequence[Document]) -> list[Any]:
+        """One stack object per document."""
+        return _lc_documents(documents)
 
-    def prepare(self, task: Any) -> None:
-        """Keep the task's `depth` when it is an int; everything else is ignored."""
-        self._depth = task_depth(task)
-
-    def _k(self) -> int:
-        """How many ids to ask the stack for: the whole store, or the task's depth when smaller."""
-        return min(self._depth, len(self._ids)) if self._depth else len(self._ids)
-
-    def _build(self, documents: list[Any], k: int) -> Any:
-        raise NotImplementedError
-
-    def index(self, documents: Sequence[Document]) -> None:
-        """Build a fresh in-memory retriever over this store (the previous one is dropped)."""
-        self._ids = [d.id for d in documents]
-        self._retriever = self._build(_lc_documents(documents), max(self._k(), 1)) if documents else None
-
-    def rank(self, query: Query) -> list[str]:
-        """The retriever's documents for the query text, best first, then any it left out in store order."""
-        returned = [] if self._retriever is None else self._retriever.invoke(query.text)
-        return with_unreturned([doc.metadata[ID_KEY] for doc in returned], self._ids, self._depth)
+    def _returned_ids(self, retriever: Any, text: str) -> list[str]:
+        """Our ids of what the retriever returns, best first."""
+        return [doc.metadata[ID_KEY] for doc in retriever.invoke(text)]
 
     def _base_config(self) -> dict:
+        """The settings every LangChain adapter records."""
         return {
             "name": self.name,
             "stack": "langchain",

@@ -18,16 +18,15 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from memrecall.data.model import Document, Query
+from memrecall.data.model import Document
 from memrecall.systems.adapters.common import (
     UNRETURNED,
+    RetrieverLoop,
     import_stack,
     local_model_path,
     model_config,
     offline_env,
     stack_version,
-    task_depth,
-    with_unreturned,
 )
 
 ID_KEY = "memrecall_id"
@@ -64,37 +63,22 @@ def _nodes(documents: Sequence[Document]) -> list[Any]:
     ]
 
 
-class _LlamaIndexAdapter:
-    """Shared index/rank loop: one fresh retriever per store asked for k nodes, then unreturned ids in store order."""
+class _LlamaIndexAdapter(RetrieverLoop):
+    """LlamaIndex retrievers through the shared loop: one TextNode per document, its id as the node id."""
 
     name = "llamaindex"
 
     def __init__(self) -> None:
-        self._ids: list[str] = []
-        self._depth: int | None = None
-        self._retriever: Any = None
+        super().__init__()
         self._embedding: Any = None
 
-    def prepare(self, task: Any) -> None:
-        """Keep the task's `depth` when it is an int; everything else is ignored."""
-        self._depth = task_depth(task)
+    def _convert(self, documents: Sequence[Document]) -> list[Any]:
+        """One stack object per document."""
+        return _nodes(documents)
 
-    def _k(self) -> int:
-        """How many nodes to ask for: the whole store, or the task's depth when smaller."""
-        return min(self._depth, len(self._ids)) if self._depth else len(self._ids)
-
-    def _build(self, nodes: list[Any], k: int) -> Any:
-        raise NotImplementedError
-
-    def index(self, documents: Sequence[Document]) -> None:
-        """Build a fresh in-memory index and retriever over this store (the previous one is dropped)."""
-        self._ids = [d.id for d in documents]
-        self._retriever = self._build(_nodes(documents), max(self._k(), 1)) if documents else None
-
-    def rank(self, query: Query) -> list[str]:
-        """The retriever's nodes for the query text, best first, then any it left out in store order."""
-        returned = [] if self._retriever is None else self._retriever.retrieve(query.text)
-        return with_unreturned([hit.node.node_id for hit in returned], self._ids, self._depth)
+    def _returned_ids(self, retriever: Any, text: str) -> list[str]:
+        """Our ids of what the retriever returns, best first."""
+        return [hit.node.node_id for hit in retriever.retrieve(text)]
 
     def _vector_retriever(self, nodes: list[Any], k: int) -> Any:
         """VectorStoreIndex (SimpleVectorStore, in memory) over the nodes, as a top-k retriever."""
