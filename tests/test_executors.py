@@ -40,7 +40,8 @@ def test_encoding_batches_follow_a_fixed_rule_whatever_the_input_order():
 def ray_cluster():
     import ray
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    if not ray.is_initialized():  # an earlier in-process `--executor ray` run may have started it
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
 

@@ -80,6 +80,10 @@ def test_epirec_raw_rankings_are_dense_cosine_order():
     print(f"mempalace-raw vs dense on EpiRec v2: {identical}/504 identical")
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured: 6 of 504 EpiRec v2 rankings differ from 0.6 cosine + 0.4 min-max BM25 without a tie; unexplained",
+)
 def test_epirec_hybrid_rankings_are_its_documented_blend_over_the_whole_store():
     """Cross-check: 0.6 * cosine + 0.4 * min-max BM25 (MemPalace's own _bm25_scores) over every document."""
     from mempalace.searcher import _bm25_scores

@@ -36,12 +36,12 @@ def test_a_connect_out_is_recorded_even_when_the_caller_swallows_the_error(no_ne
 def test_a_name_lookup_is_recorded_and_loopback_is_not(no_network_attempts):
     socket.getaddrinfo("localhost", 80)
     try:
-        socket.getaddrinfo("pypi.org.invalid", 443)
+        socket.getaddrinfo("registry.example.invalid", 443)
     except OSError:
         pass
     recorded = list(no_network_attempts)
     no_network_attempts.clear()
-    assert recorded == ["socket.getaddrinfo 'pypi.org.invalid'"]
+    assert recorded == ["socket.getaddrinfo 'registry.example.invalid'"]
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) is not installed")

@@ -76,7 +76,7 @@ def test_an_unreadable_rules_file_is_an_error(built):
     (built / RULES).unlink()
     (built / RULES).mkdir()
     result = run("validate", "--root", built)
-    assert_one_line_error(result, f"{RULES}: cannot read the rules file (IsADirectoryError")
+    assert_one_line_error(result, f"{RULES}: cannot read the rules file (is a folder, not a regular file")
 
 
 @pytest.mark.parametrize("command", [["build"], ["validate"]])
