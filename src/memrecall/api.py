@@ -57,8 +57,7 @@ def run_system(
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     scoring = bench.scoring(seed=seed, resamples=resamples)
     adapter = adapt(system, name)
-    depth = None if bench.require_full_rankings else max(bench.ks)
-    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
+    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, max(bench.ks))
     env = {
         "system_configs": {adapter.name: run.config},
         "durations_seconds": {adapter.name: round(run.seconds, 3)},
