@@ -80,3 +80,16 @@ def test_oracle_salience_lifts_high_band_episodes(mini_task_and_encoder):
 def run_task(task, retriever):
     """Rankings of a built-in retriever over the task, through the one pipeline."""
     return rank_task(adapt(retriever), task, require_full=True).rankings
+
+
+def test_vader_prior_scores_each_text_once_however_many_queries_ask(monkeypatch):
+    import memrecall.systems.builtin.memory_models as models
+
+    calls: list[str] = []
+    monkeypatch.setattr(models, "vader_intensity", lambda text: calls.append(text) or float(len(text)))
+    prior = models._vader_prior()
+    store = [Document("a", "calm morning", None), Document("b", "a furious, awful night", None)]
+    first = prior(store, query("how was it?", query_id="q1"))
+    for n in range(2, 6):
+        assert list(prior(store, query("how was it?", query_id=f"q{n}"))) == list(first)
+    assert sorted(calls) == ["a furious, awful night", "calm morning"]

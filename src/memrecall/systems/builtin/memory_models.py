@@ -147,6 +147,9 @@ def _vader_prior() -> Callable[[Sequence[Document], Query], np.ndarray]:
     cache: dict[str, float] = {}
 
     def prior(store: Sequence[Document], _query: Query) -> np.ndarray:
-        return np.array([cache.setdefault(d.text, vader_intensity(d.text)) for d in store])
+        for document in store:
+            if document.text not in cache:  # not setdefault: its default would be computed on every call
+                cache[document.text] = vader_intensity(document.text)
+        return np.array([cache[d.text] for d in store])
 
     return prior
