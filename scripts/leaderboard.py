@@ -1,7 +1,8 @@
 """The committed leaderboard in docs/leaderboard/, in one command each way.
 
     python scripts/leaderboard.py sweep [--systems A,B] [--locomo PATH]   rerun systems, then rebuild the page
-    python scripts/leaderboard.py build                                   rebuild the page from committed entries
+    python scripts/leaderboard.py build                                   rebuild the page (and README's EpiRec v2
+                                                                          table) from committed entries
     python scripts/leaderboard.py check                                   rebuild in a temporary copy; exit 1 on any
                                                                           byte of difference (what CI runs)
 
@@ -26,6 +27,8 @@ SITE = ROOT / "docs" / "leaderboard"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
 BENCHMARKS = "epirec,epirec-v1,locomo,locomo-turn"
 GENERATED = ("index.html", "cards", "figures", "summary.md", "summary.csv", "summary.tex")
+READMES = ("README.md", "README.ko.md", "README.zh-CN.md")
+README_TABLE = "epirec-2-0"
 
 
 def memrecall(*args: str) -> None:
@@ -49,6 +52,25 @@ def build(site: Path) -> None:
     atomic_write_text(site / "summary.md", markdown_summary(rows))
     atomic_write_text(site / "summary.csv", csv_summary(rows))
     atomic_write_text(site / "summary.tex", latex_summary(rows))
+
+
+def readme_texts(entries: Path) -> dict[Path, str]:
+    """Each README with its leaderboard block rebuilt from `entries` (the EpiRec v2 table, page order)."""
+    from memrecall.reports.leaderboard_entries import load_data, read_entries
+    from memrecall.reports.leaderboard_readme import markdown_table, pick, with_table
+    from memrecall.reports.leaderboard_tables import build_tables
+
+    table = pick(build_tables(read_entries(entries, load_data({}))), README_TABLE)
+    block = markdown_table(table)
+    return {ROOT / n: with_table((ROOT / n).read_text(encoding="utf-8"), block, n) for n in READMES}
+
+
+def write_readmes(entries: Path) -> None:
+    """Rewrite the leaderboard block of each README from the entries."""
+    from memrecall.io import atomic_write_text
+
+    for path, text in readme_texts(entries).items():
+        atomic_write_text(path, text)
 
 
 def sweep(systems: str | None, locomo: Path) -> None:
@@ -80,6 +102,7 @@ def sweep(systems: str | None, locomo: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
     build(SITE)
+    write_readmes(SITE / "entries")
     if done.returncode != 0:
         print("leaderboard: some pairs failed (see above); the page holds the rest", file=sys.stderr)
 
@@ -107,6 +130,11 @@ def check() -> int:
             for n in sorted(set(fresh) & set(committed))
             if not filecmp.cmp(fresh[n], committed[n], shallow=False)
         ]
+        problems += [
+            f"{path.name}: its leaderboard table differs from the entries"
+            for path, text in readme_texts(SITE / "entries").items()
+            if path.read_text(encoding="utf-8") != text
+        ]
     for problem in problems:
         print(f"leaderboard check: {problem}", file=sys.stderr)
     if problems:
@@ -130,6 +158,7 @@ def main() -> int:
         sweep(args.systems, args.locomo)
     elif args.command == "build":
         build(SITE)
+        write_readmes(SITE / "entries")
     else:
         return check()
     return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "src" / "memrecall"
 
-# Highest first, as README's "Layout" section states it; one tuple per layer, same-layer packages side by side.
+# Highest first, as CONTRIBUTING.md states it; one tuple per layer, same-layer packages side by side.
 LAYERS = (
     ("memrecall", "memrecall.__main__"),
     ("memrecall.cli",),
@@ -54,7 +54,7 @@ def unit_of(module: str) -> tuple[int, str]:
             if (module == unit or module.startswith(unit + ".")) and (best is None or len(unit) > len(best[1])):
                 best = (index, unit)
     if best is None:
-        raise AssertionError(f"{module} belongs to no layer; add it to LAYERS and README's Layout")
+        raise AssertionError(f"{module} belongs to no layer; add it to LAYERS and CONTRIBUTING.md's Layout")
     return best
 
 

@@ -95,15 +95,19 @@ def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
     main = next(t for t in tables if t.endswith("-main"))
     names = f"#{main} tbody tr"
     before = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
-    page.click(f"#{main} thead th:nth-child(1)")
+    page.click(f"#{main} thead th:nth-child(2)")
     descending = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
     assert descending == sorted(before, reverse=True)
-    page.click(f"#{main} thead th:nth-child(1)")
+    page.click(f"#{main} thead th:nth-child(2)")
     ascending = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
     assert ascending == sorted(before) and ascending != descending
-    page.click(f"#{main} thead th:nth-child(3)")
-    values = page.eval_on_selector_all(f"{names} td:nth-child(3)", "cells => cells.map(c => Number(c.dataset.sort))")
+    page.click(f"#{main} thead th:nth-child(4)")
+    values = page.eval_on_selector_all(f"{names} td:nth-child(4)", "cells => cells.map(c => Number(c.dataset.sort))")
     assert values == sorted(values, reverse=True)
+    page.click(f"#{main} thead th:nth-child(1)")
+    page.click(f"#{main} thead th:nth-child(1)")
+    numbered = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
+    assert numbered == before  # ascending on "#" restores the page's best-first order
 
     pages = [site / "index.html", *sorted((site / "cards").rglob("*.html"))[:3]]
     for html_page in pages:

@@ -25,6 +25,19 @@ class Result:
     rankings: dict[str, dict[str, Ranking]]
     per_query: list[dict]
     loaded: Loaded
+    benchmark: Benchmark | None = None
+
+    def rows(self, name: str | None = None) -> list[dict]:
+        """A system's rankings (default: the first) as rankings-file rows, which `evaluate_rankings` scores again."""
+        from memrecall.data.rankings import rankings_rows
+
+        system = name if name is not None else self.report["content"]["system_order"][0]
+        if system not in self.rankings:
+            from memrecall.errors import ConfigError
+
+            raise ConfigError(f"no system {system!r} in this result; it has {', '.join(sorted(self.rankings))}")
+        bench = self.benchmark or get_benchmark(self.report["content"]["benchmark"])
+        return rankings_rows(self.loaded.task, self.rankings[system], bench.row_keys)
 
     @property
     def metrics(self) -> dict:
@@ -67,7 +80,7 @@ def run_system(
     oracles = frozenset({adapter.name} if run.uses_gold_labels else ())
     report = systems_report(bench, loaded, [(adapter.name, run.rankings)], scoring, env, oracles)
     rows = per_query_rows(loaded.task, run.rankings, adapter.name, bench.ks)
-    return Result(report, {adapter.name: run.rankings}, rows, loaded)
+    return Result(report, {adapter.name: run.rankings}, rows, loaded, bench)
 
 
 def evaluate_rankings(
@@ -92,4 +105,4 @@ def evaluate_rankings(
     env = {"rankings_files": files, **({"formats": notes} if notes else {})} if files else {}
     report = systems_report(bench, loaded, runs, scoring, env, frozenset(gold_label_users))
     per_query = [row for name, r in runs for row in per_query_rows(loaded.task, r, name, bench.ks)]
-    return Result(report, dict(runs), per_query, loaded)
+    return Result(report, dict(runs), per_query, loaded, bench)

@@ -8,14 +8,14 @@ th, td { border: 1px solid #d4d4d4; padding: .3em .5em; text-align: left; vertic
 th { background: #f2f2f2; cursor: pointer; user-select: none; white-space: nowrap; }
 th[aria-sort="descending"]::after { content: " \\25BC"; } th[aria-sort="ascending"]::after { content: " \\25B2"; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-.ci { color: #666; } .vs { display: block; font-size: 11px; color: #555; }
+.ci { color: #666; display: block; font-size: 11px; } .vs { display: block; font-size: 11px; color: #555; }
 .vs.best { color: #0b6b2f; font-weight: 600; } .vs.separable { color: #9a3b00; }
 .badge { display: inline-block; padding: 0 .45em; border-radius: .6em; font-size: 11px; white-space: nowrap; }
 .badge.replayed { background: #d8f0dc; color: #0b5a24; } .badge.signed { background: #dbe7fb; color: #123f85; }
 .badge.fingerprint { background: #ececec; color: #444; } .badge.unverified { background: #fbd9d6; color: #8a1410; }
 pre, code { background: #f6f6f6; font-size: 12px; } pre { padding: .6em; overflow-x: auto; }
 img.figure { max-width: 100%; border: 1px solid #e2e2e2; }
-.wide { overflow-x: auto; } td.links { white-space: nowrap; }
+.wide { overflow-x: auto; max-width: 100%; } td.links { white-space: nowrap; }
 .note { color: #555; font-size: 12px; max-width: 60em; }
 """
 

@@ -15,7 +15,6 @@ from memrecall.reports.query_scores import read_scores, scores_rows
 from memrecall.reports.verification import Check, report_state, verify_report
 
 BUNDLED = (("epirec", Path("data") / "epirec_v2.json"), ("epirec", Path("data") / "epirec_v1.json"))
-ORACLE_BUILTINS = frozenset({"salience-oracle"})  # TEMPORARY: until its content carries uses_gold_labels
 
 
 @dataclass
@@ -42,11 +41,9 @@ class Entry:
 
     @property
     def oracle(self) -> bool:
-        """True when the system reads gold labels (content flag; the built-in salience-oracle by name for now)."""
+        """True when the report's signed content says the system reads gold labels."""
         own = self.content["systems"][self.system]
-        return bool(self.content.get("uses_gold_labels") or own.get("uses_gold_labels")) or (
-            self.system in ORACLE_BUILTINS
-        )
+        return bool(self.content.get("uses_gold_labels") or own.get("uses_gold_labels"))
 
     @property
     def cost(self) -> dict:

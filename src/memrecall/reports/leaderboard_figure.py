@@ -1,4 +1,7 @@
-"""Quality against cost per leaderboard table: primary metric against time per query, Pareto front marked."""
+"""Quality against cost per leaderboard table: primary metric against time per query, Pareto front marked.
+
+Every point carries its row number in the table; only the points on the front carry a name as well, so
+labels stay readable when many systems crowd one corner."""
 
 from __future__ import annotations
 
@@ -45,17 +48,19 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
         FigureCanvasSVG(figure)
         axes = figure.subplots(1, len(groups), squeeze=False)[0]
         for ax, group in zip(axes, groups, strict=True):
-            points = []
-            for entry in entries:
+            points, number = [], {}
+            for position, entry in enumerate(entries, start=1):
                 cell, x = table.cell(entry, group, table.primary), per_query_ms(entry)
                 if cell is not None and x is not None:
                     points.append((x, cell["value"], entry.system))
+                    number[entry.system] = position
             front = pareto_front(points)
             on_front = {p[2] for p in front}
             for x, y, name in sorted(points, key=lambda p: p[2]):
                 marker = dict(color="#1f5fa8") if name in on_front else dict(facecolor="none", edgecolor="#777777")
                 ax.scatter([x], [y], s=28, zorder=3, **marker)
-                ax.annotate(name, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7)
+                label = f"{number[name]} {name}" if name in on_front else str(number[name])
+                ax.annotate(label, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=6.5)
             if front:
                 ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#1f5fa8", lw=1, zorder=2)
             ax.set_xscale("log")
@@ -65,7 +70,11 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
             ax.set_xlabel(X_LABEL, fontsize=7)
             ax.set_ylabel(table.primary)
             ax.grid(True, alpha=0.3)
-        figure.suptitle(f"{table.title}: {table.primary} against time per query; filled = Pareto front", fontsize=9)
+        figure.suptitle(
+            f"{table.title}: {table.primary} against time per query; filled = Pareto front (named); "
+            "numbers are the table's # column",
+            fontsize=9,
+        )
         figure.tight_layout()
         buffer = io.BytesIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})

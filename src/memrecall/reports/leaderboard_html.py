@@ -13,7 +13,7 @@ from memrecall.reports.fingerprint import report_fingerprint
 from memrecall.reports.leaderboard_assets import CSS, JS
 from memrecall.reports.leaderboard_entries import Entry
 from memrecall.reports.leaderboard_figure import figure_svg, per_query_ms
-from memrecall.reports.leaderboard_tables import ALPHA, Table, slug
+from memrecall.reports.leaderboard_tables import ALPHA, Table, ranking_groups, slug
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
@@ -79,7 +79,7 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
     cell = table.cell(entry, group, metric)
     if cell is None:
         return '<td class="num" data-sort="">-</td>'
-    text = f'{cell["value"]:.3f} <span class="ci">[{cell["ci_low"]:.2f}, {cell["ci_high"]:.2f}]</span>'
+    text = f'{cell["value"]:.3f}<span class="ci">[{cell["ci_low"]:.2f}, {cell["ci_high"]:.2f}]</span>'
     versus = table.versus.get((entry.system, group)) if tested and metric == table.primary else None
     if versus is not None and versus.best:
         text += '<span class="vs best">best</span>'
@@ -104,7 +104,7 @@ def links(table: Table, entry: Entry, site: Path) -> str:
 
 def headers(table: Table, extra: Sequence[str] = ()) -> list[str]:
     """Column headings: system, state, each group x metric, cost, then any extras, then links."""
-    cells = ["system", "state"]
+    cells = ["#", "system", "state"]
     for group in table.groups:
         for metric in table.metrics:
             cells.append(metric if group == "overall" else f"{group} {metric}")
@@ -117,8 +117,9 @@ def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool,
     out = [f'<div class="wide"><table class="sortable" id="{html_attr(css_id)}">', "<thead><tr>"]
     out += [f"<th>{html_text(name)}</th>" for name in names]
     out += ["</tr></thead>", "<tbody>"]
-    for entry in entries:
+    for position, entry in enumerate(entries, start=1):
         cells = [
+            num(float(position), 0),
             f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>',
             f"<td>{badge(entry.state)}</td>",
         ]
@@ -134,7 +135,13 @@ def table_section(table: Table, site: Path) -> list[str]:
     """One benchmark's section: figure, comparable rows, oracle rows, rows apart."""
     out = [f'<h2 id="{html_attr(table.slug)}">{html_text(table.title)}</h2>']
     out.append(
-        f'<p class="note">{len(table.rows)} comparable rows, best first on {html_text(table.primary)}. '
+        f'<p class="note">{len(table.rows)} comparable rows, best first on {html_text(table.primary)}'
+        + (
+            " in the hardest group (" + html_text(", then ".join(ranking_groups(table, table.rows))) + ")"
+            if len(table.groups) > 1
+            else ""
+        )
+        + ". "
         f"Under the primary metric: each row against the best row of its column, a two-sided paired sign-flip "
         f"randomisation test on per-query values, Holm-adjusted across the rows; separable when p<sub>Holm</sub> "
         f"&lt; {ALPHA}. Click a heading to sort.</p>"
@@ -165,7 +172,8 @@ def index_page(tables: Sequence[Table], site: Path) -> str:
     """The leaderboard's index.html."""
     body = [
         "<h1>memrecall leaderboard</h1>",
-        '<p class="note">Retrieval for agent memory, measured by memrecall from signed reports. Cells: headline '
+        '<p class="note">Retrieval for agent memory, measured by memrecall. Each row is one report with its '
+        "rankings, checked when this page was built; its badge says how far the check went. Cells: headline "
         "metric with its 95 % bootstrap CI. Cost comes from each report's unsigned env (the machine that ran it). "
         "State: <em>replayed</em> = the rankings were scored again here and gave identical content; "
         "<em>signed by KEY</em> = a signature by that key checks; <em>fingerprint only</em> = the content hash "

@@ -144,9 +144,20 @@ def _value(table: Table, entry: Entry, group: str) -> float:
     return cell["value"] if cell else float("-inf")
 
 
+def ranking_groups(table: Table, entries: Sequence[Entry]) -> list[str]:
+    """The table's groups, hardest first: by the mean primary value over the entries, ascending; ties by name."""
+
+    def mean(group: str) -> float:
+        values = [c["value"] for e in entries if (c := table.cell(e, group, table.primary)) is not None]
+        return sum(values) / len(values) if values else float("inf")
+
+    return sorted(table.groups, key=lambda g: (mean(g), g))
+
+
 def _ranked(table: Table, entries: list[Entry]) -> list[Entry]:
-    """Best first on the primary metric of the first group; ties by system name."""
-    return sorted(entries, key=lambda e: (-_value(table, e, table.groups[0]), e.system))
+    """Best first on the primary metric of the hardest group, then of the next hardest; ties by system name."""
+    order = ranking_groups(table, entries)
+    return sorted(entries, key=lambda e: (*(-_value(table, e, g) for g in order), e.system))
 
 
 def _values(entry: Entry, group: str, metric: str) -> dict[str, float]:

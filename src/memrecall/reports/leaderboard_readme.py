@@ -1,0 +1,50 @@
+"""The top of one leaderboard table as Markdown, for README: the same rows, order and numbers as the page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memrecall.reports.escape import markdown_cell
+from memrecall.reports.leaderboard_figure import per_query_ms
+from memrecall.reports.leaderboard_tables import Table
+
+START, END = "<!-- leaderboard-top -->", "<!-- /leaderboard-top -->"
+
+
+def _cell(table: Table, entry, group: str) -> str:
+    """value [low, high] of the primary metric in a group, or a dash."""
+    cell = table.cell(entry, group, table.primary)
+    return f"{cell['value']:.3f} [{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]" if cell else "-"
+
+
+def markdown_table(table: Table) -> str:
+    """Every comparable row of `table` in page order: #, system, the primary metric per group, cost."""
+    header = ["#", "system", *(f"{g} {table.primary}" for g in table.groups), "ms per query", "peak RSS MiB"]
+    lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    for position, entry in enumerate(table.rows, start=1):
+        ms, rss = per_query_ms(entry), entry.cost.get("peak_rss_mib")
+        cells = [str(position), markdown_cell(entry.system), *(_cell(table, entry, g) for g in table.groups)]
+        cells += [f"{ms:.2f}" if ms is not None else "-", f"{rss:.0f}" if isinstance(rss, (int, float)) else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def with_table(text: str, table_markdown: str, where: str) -> str:
+    """`text` with the block between the START and END markers replaced; a missing marker is an error."""
+    from memrecall.errors import ConfigError
+
+    if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
+        raise ConfigError(f"{where}: needs exactly one {START} ... {END} block")
+    head, rest = text.split(START)
+    _, tail = rest.split(END)
+    return f"{head}{START}\n{table_markdown}{END}{tail}"
+
+
+def pick(tables: Sequence[Table], slug: str) -> Table:
+    """The table with this slug; an unknown one is an error naming the ones there are."""
+    from memrecall.errors import ConfigError
+
+    for table in tables:
+        if table.slug == slug:
+            return table
+    raise ConfigError(f"no leaderboard table {slug!r}; there are {', '.join(t.slug for t in tables)}")
