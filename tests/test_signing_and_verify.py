@@ -360,3 +360,27 @@ def test_malformed_signature_lists_and_entries_fail_their_check(baseline, signat
     checks = verify_report(report)
     assert [c.ok for c in checks] == [True, False] and checks[-1].detail == expected
     assert report_state(report, checks) == "UNVERIFIED"
+
+
+def _not_a_key_file(tmp_path, kind):
+    """A path that is a FIFO with no writer, a folder, or nothing at all."""
+    import os
+
+    path = tmp_path / f"key-{kind}"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "missing"])
+def test_a_key_path_that_is_no_regular_file_is_one_line_and_never_blocks(tmp_path, kind):
+    bad = _not_a_key_file(tmp_path, kind)
+    signed = run("baseline", "--data", MINI_RELEASE, "--quiet", "--output", tmp_path / "r.json", "--sign-key", bad)
+    assert signed.exit_code in (1, 2) and "Traceback" not in signed.output
+    assert str(bad.name) in signed.output and not (tmp_path / "r.json").exists()
+    checked = run("verify", MINI_RELEASE, "--key", bad)
+    assert checked.exit_code in (1, 2) and "Traceback" not in checked.output and str(bad.name) in checked.output
+    if kind == "fifo":
+        assert "not a regular file" in signed.output and "not a regular file" in checked.output

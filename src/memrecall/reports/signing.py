@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memrecall.errors import ConfigError
+from memrecall.data.jsonfile import read_regular_bytes
+from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.fingerprint import content_sha256, report_fingerprint
 
 SIGNED_PREFIX = b"memrecall report content_sha256 "  # what is signed: this prefix, then the hex fingerprint
@@ -32,16 +33,23 @@ def key_id(public_key: Any) -> str:
     return hashlib.sha256(raw_public_bytes(public_key)).hexdigest()[:16]
 
 
+def _key_bytes(path: Path, what: str) -> bytes:
+    """A key file's bytes; a FIFO, device, folder or unreadable file is a usage error at once, never read from."""
+    try:
+        return read_regular_bytes(path)
+    except DatasetError as exc:
+        raise ConfigError(f"{path}: cannot use as the {what}: {exc.problem}") from None
+
+
 def load_private_key(path: str | Path) -> Any:
     """An Ed25519 private key from a PEM file written by `memrecall keys new`."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     path = Path(path)
+    data = _key_bytes(path, "signing key")
     try:
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the signing key ({exc.strerror or exc})") from None
+        key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError):
         raise ConfigError(f"{path}: not an unencrypted PEM private key (make one with `memrecall keys new`)") from None
     if not isinstance(key, Ed25519PrivateKey):
@@ -63,10 +71,7 @@ def load_public_key(value: Any) -> Any:
     if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
         return Ed25519PublicKey.from_public_bytes(bytes.fromhex(value))
     path = Path(value)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the public key ({exc.strerror or exc})") from None
+    data = _key_bytes(path, "public key")
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError):
