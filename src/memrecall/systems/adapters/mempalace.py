@@ -174,7 +174,7 @@ class MemPalaceRawAdapter(_MemPalaceBase):
 
 
 class MemPalaceHybridAdapter(_MemPalaceBase):
-    """MemPalace's own hybrid search_memories: vector pool, then 0.6 vector + 0.4 min-max BM25 re-rank."""
+    """MemPalace's hybrid search_memories: vector pool, then 0.6 (1 - distance, 4 decimals) + 0.4 BM25 / max BM25."""
 
     name = "mempalace-hybrid"
 
