@@ -9,8 +9,8 @@ from typing import Any
 
 from memrecall.data.jsonfile import describe_file_type
 from memrecall.data.model import Task
-from memrecall.data.releases import bundled_release
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
+from memrecall.data.releases import bundled_release
 from memrecall.errors import ConfigError, UsageError
 from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 

@@ -70,7 +70,12 @@ def _names(text: str | None) -> list[str] | None:
 @click.command()
 @click.argument("rankings", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--benchmark", "--dataset", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
-@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file (a folder for beir) [default for epirec: v2].")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset file (a folder for beir) [default for epirec: v2].",
+)
 @click.option("--name", default=None, help="The system's name in the report [default: the file's stem].")
 @click.option(
     "--output",
@@ -110,7 +115,12 @@ def evaluate(
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--names", default=None, help="Comma-separated system names, one per run [default: file stems].")
 @click.option("--benchmark", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
-@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file (a folder for beir) [default for epirec: v2].")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset file (a folder for beir) [default for epirec: v2].",
+)
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -199,7 +209,10 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool, sign_key, quiet:
     help="The report's rankings (repeat, as for verify): replayed, and the card says replayed when they match.",
 )
 @click.option(
-    "--data", type=click.Path(exists=True, path_type=Path), default=None, help="Data for the replay (a folder for beir)."
+    "--data",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Data for the replay (a folder for beir).",
 )
 @click.option(
     "--allow-unverified",

@@ -32,7 +32,12 @@ from memrecall.cli.common import (
     callback=system_spec_option,
     help="MODULE:ATTR (a class or zero-argument factory), or a registered name such as dense.",
 )
-@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file (a folder for beir) [default for epirec: v2].")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset file (a folder for beir) [default for epirec: v2].",
+)
 @click.option("--name", default=None, help="The system's name in the report [default: its name attribute or ATTR].")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Report JSON path.")
 @click.option(

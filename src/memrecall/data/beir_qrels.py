@@ -72,7 +72,9 @@ def _judgement(source: str, number: int, line: str, query_ids: set[str], doc_ids
     where = f"line {number}"
     parts = line.split("\t")
     if len(parts) != 3:
-        raise DatasetError(source, where, f"expected 3 tab-separated columns (query-id, corpus-id, score), got {len(parts)}")
+        raise DatasetError(
+            source, where, f"expected 3 tab-separated columns (query-id, corpus-id, score), got {len(parts)}"
+        )
     query_id, doc_id, score = parts
     for name, value in (("query-id", query_id), ("corpus-id", doc_id)):
         if not value or value != value.strip():

@@ -38,7 +38,10 @@ def load_entry(entry: EntryPoint, kind: type) -> Any:
     except Exception as exc:  # noqa: BLE001 - another package's code becomes one line
         raise ConfigError(f"{describe_entry(entry)}: cannot load it: {type(exc).__name__}: {exc}") from None
     if not isinstance(found, kind):
-        raise ConfigError(f"{describe_entry(entry)}: expected a {kind.__module__}.{kind.__name__}, got {type(found).__name__}")
-    if getattr(found, "name", None) != entry.name:
-        raise ConfigError(f"{describe_entry(entry)}: the object it gives is named {getattr(found, 'name', None)!r}; the names must agree")
+        raise ConfigError(
+            f"{describe_entry(entry)}: expected a {kind.__module__}.{kind.__name__}, got {type(found).__name__}"
+        )
+    named = getattr(found, "name", None)
+    if named != entry.name:
+        raise ConfigError(f"{describe_entry(entry)}: the object it gives is named {named!r}; the names must agree")
     return found
