@@ -21,21 +21,25 @@ TINY = EXAMPLES / "beir_tiny"
 def test_the_per_user_sample_is_one_store_per_user_with_graded_targets():
     task, dataset = load_beir(MEMORY)
     assert {sid: [d.id for d in docs][:1] + [len(docs)] for sid, docs in task.stores.items()} == {
-        "ana": ["ana-01", 5],
-        "ben": ["ben-01", 5],
-        "chi": ["chi-01", 5],
+        "ana": ["ana-01", 6],
+        "ben": ["ben-01", 6],
+        "chi": ["chi-01", 6],
     }
     assert [q.id for q in task.queries][::4] == ["ana-q1", "ben-q2", "chi-q3"]
     trip = task.queries[1]
-    assert (trip.store_id, trip.targets, dict(trip.grades)) == ("ana", {"ana-02", "ana-04"}, {"ana-02": 1, "ana-04": 2})
+    assert (trip.store_id, trip.targets, dict(trip.grades)) == (
+        "ana",
+        {"ana-02", "ana-04", "ana-06"},
+        {"ana-02": 1, "ana-04": 2, "ana-06": 1},
+    )
     assert trip.gain("ana-04") == 2 and trip.gain("ana-03") == 0  # ana-03 is judged 0: not a target
     assert trip.time.isoformat() == "2025-03-26T18:00:00+00:00"
-    assert task.stores["chi"][-1].timestamp.isoformat() == "2025-05-18T23:45:00+00:00"
+    assert task.stores["chi"][-1].timestamp.isoformat() == "2025-05-20T10:40:00+00:00"
     assert dataset == {
         "kind": "beir",
         "folder": "beir_memory",
         "stores": "one per store_id",
-        "judgements": 14,
+        "judgements": 16,
         "judged_not_relevant": 1,
         "graded": True,
     }

@@ -208,6 +208,6 @@ def test_graded_judgements_stay_on_the_scorer_side():
 
     task, _ = load_beir(DATA["beir"])
     graded = next(q for q in task.queries if q.id == "ana-q2")
-    assert dict(graded.grades) == {"ana-02": 1, "ana-04": 2}
+    assert dict(graded.grades) == {"ana-02": 1, "ana-04": 2, "ana-06": 1}
     public = next(q for q in task.public().queries if q.id == "ana-q2")
     assert public == Query("ana-q2", "ana", graded.text, graded.time) and not hasattr(public, "grades")

@@ -144,22 +144,22 @@ VARIANTS = {
         "line 3: score must be a whole number >= 0, got '-1'",
     ),
     "qrels word score": (set_line(R, 2, "ana-q1\tana-01\thigh"), R, "line 3: score must be a whole number"),
-    "qrels unknown query": (add_line(R, "zz-q9\tana-01\t1"), R, "line 16: query-id 'zz-q9' is not in queries.jsonl"),
+    "qrels unknown query": (add_line(R, "zz-q9\tana-01\t1"), R, "line 18: query-id 'zz-q9' is not in queries.jsonl"),
     "qrels near-miss query": (
         add_line(R, "ANA-Q3\tana-01\t1"),
         R,
-        "line 16: query-id 'ANA-Q3' is not in queries.jsonl (differs from 'ana-q3' only in case",
+        "line 18: query-id 'ANA-Q3' is not in queries.jsonl (differs from 'ana-q3' only in case",
     ),
-    "qrels unknown doc": (add_line(R, "ana-q3\tana-99\t1"), R, "line 16: corpus-id 'ana-99' is not in corpus.jsonl"),
+    "qrels unknown doc": (add_line(R, "ana-q3\tana-99\t1"), R, "line 18: corpus-id 'ana-99' is not in corpus.jsonl"),
     "qrels judged twice": (
         add_line(R, "ana-q1\tana-01\t0"),
         R,
-        "line 16: query-id 'ana-q1' and corpus-id 'ana-01' are judged twice (first on line 2)",
+        "line 18: query-id 'ana-q1' and corpus-id 'ana-01' are judged twice (first on line 2)",
     ),
     "qrels doc of another user": (
         add_line(R, "ana-q3\tben-02\t1"),
         R,
-        "line 16: corpus-id 'ben-02' is in store 'ben' but query 'ana-q3' asks store 'ana'",
+        "line 18: corpus-id 'ben-02' is in store 'ben' but query 'ana-q3' asks store 'ana'",
     ),
     "qrels header only": (keep(R, 1), R, "holds no judgements after its header"),
     "qrels empty": (keep(R, 0), R, "is empty; expected the header"),
@@ -167,7 +167,7 @@ VARIANTS = {
     "qrels padded id": (
         add_line(R, "ana-q3 \tana-01\t1"),
         R,
-        "line 16: query-id 'ana-q3 ' is empty or has spaces around it",
+        "line 18: query-id 'ana-q3 ' is empty or has spaces around it",
     ),
 }
 
