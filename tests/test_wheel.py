@@ -8,6 +8,7 @@ is enough for `baseline`. About a minute, most of it the baseline itself.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -105,3 +106,16 @@ def test_the_wheel_carries_the_releases_byte_for_byte(tmp_path):
                             text=True, env=env, cwd=bare, timeout=120)  # fmt: skip
     assert source.stdout.startswith(str(tmp_path / "venv")), source.stdout
     assert sorted(p.name for p in bare.iterdir()) == ["b.json"]
+
+
+def test_the_bundled_releases_are_links_to_the_frozen_files(tmp_path, monkeypatch):
+    from memrecall.benchmarks import get_benchmark
+    from memrecall.data.releases import RELEASES, bundled_release
+
+    sums = dict(line.split()[::-1] for line in (ROOT / "data" / "SHA256SUMS").read_text().splitlines())
+    for name in RELEASES:
+        path = bundled_release(name)
+        assert path.is_symlink() and path.resolve() == (ROOT / "data" / name).resolve()
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == sums[name]
+    monkeypatch.chdir(tmp_path)
+    assert get_benchmark("epirec").resolve_data(None) == bundled_release("epirec_v2.json")

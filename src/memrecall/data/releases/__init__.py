@@ -1,8 +1,7 @@
-"""The EpiRec releases installed with memrecall, read through importlib.resources.
+"""The EpiRec releases installed with memrecall, read through importlib.resources."""
 
-In a checkout these are symbolic links to the frozen files in data/, so the repository holds one copy;
-a wheel or sdist build copies the bytes they point at.
-"""
+# In a checkout the release files here are symbolic links to the frozen files in data/, so the repository
+# holds one copy of each; building a wheel or an sdist copies the bytes they point at.
 
 from __future__ import annotations
 
