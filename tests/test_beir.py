@@ -116,3 +116,21 @@ def test_an_unreadable_folder_layout_names_what_is_missing(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(DatasetError, match=r"empty/corpus.jsonl: is missing; a BEIR folder holds corpus.jsonl"):
         load_beir(tmp_path / "empty")
+
+
+def test_a_beir_report_replays_from_its_folder_and_renders_a_card(tmp_path):
+    ran = run("run", "beir", "--data", MEMORY, "--system", "fts5", "--quiet", "--output", tmp_path / "r.json",
+              "--export-rankings", tmp_path / "r.jsonl")  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    verified = run("verify", tmp_path / "r.json", "--rankings", tmp_path / "r.jsonl", "--data", MEMORY)
+    assert (
+        verified.exit_code == 0
+        and "ok replay: 1 rankings file(s) scored again give identical content" in verified.output
+    )
+    other = run("verify", tmp_path / "r.json", "--rankings", tmp_path / "r.jsonl", "--data", TINY)
+    assert other.exit_code == 1 and "FAIL replay" in other.output
+    card = run(
+        "report", tmp_path / "r.json", "--rankings", tmp_path / "r.jsonl", "--data", MEMORY, "--out", tmp_path / "c"
+    )
+    assert card.exit_code == 0, card.output
+    assert "ndcg@10" in (tmp_path / "c" / "README.md").read_text(encoding="utf-8")
