@@ -129,6 +129,8 @@ def test_a_beir_report_replays_from_its_folder_and_renders_a_card(tmp_path):
     )
     other = run("verify", tmp_path / "r.json", "--rankings", tmp_path / "r.jsonl", "--data", TINY)
     assert other.exit_code == 1 and "FAIL replay" in other.output
+    bare = run("verify", tmp_path / "r.json", "--rankings", tmp_path / "r.jsonl")
+    assert "--data is required to replay a beir report (made from the folder beir_memory)" in bare.output
     card = run(
         "report", tmp_path / "r.json", "--rankings", tmp_path / "r.jsonl", "--data", MEMORY, "--out", tmp_path / "c"
     )
