@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up .venv with memrecall. `bootstrap.sh` installs what baseline, run and evaluate need; `bootstrap.sh test`
-# adds the `test` extra (test tools, Ray, pandas, the adapters' stacks). Safe to run again: it skips what is done.
+# adds the `test` extra (test tools, Ray, the adapters' stacks). Safe to run again: it skips what is done.
 # torch is installed first, pinned and CPU-only, so that sentence-transformers never pulls a CUDA build.
 # Where it comes from: MEMRECALL_TORCH_INDEX, a pip index URL added beside pip's configured index. The
 # default, "auto", uses a local torch wheel when pip's find-links (PIP_FIND_LINKS) holds one, and PyTorch's
