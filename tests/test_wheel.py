@@ -26,6 +26,24 @@ EXTRAS = (
 )  # fmt: skip
 
 
+API_RUN = """
+from memrecall import run_system
+
+
+class StoreOrder:
+    def index(self, documents):
+        self.ids = [d.id for d in documents]
+
+    def rank(self, query):
+        return self.ids
+
+
+result = run_system(StoreOrder(), "epirec", name="order", resamples=100)
+content = result.report["content"]
+print(content["systems"]["order"]["results"]["overall"]["n"], content["task"]["source_sha256"])
+"""
+
+
 def hidden(name: str) -> bool:
     """True for a site-packages entry of an optional dependency (or of memrecall itself)."""
     stem = name.lower().replace("-", "_").split(".")[0]
@@ -102,6 +120,9 @@ def test_the_wheel_carries_the_releases_byte_for_byte(tmp_path):
     committed = json.loads((ROOT / "docs" / "baselines.json").read_text(encoding="utf-8"))
     assert report["content_sha256"] == committed["content_sha256"]
     assert report["content"]["task"]["source_sha256"] == committed["content"]["task"]["source_sha256"]
+    api = subprocess.run([str(python), "-c", API_RUN], capture_output=True, text=True, env=env, cwd=bare, timeout=300)
+    assert api.returncode == 0, api.stderr
+    assert api.stdout.split() == ["504", committed["content"]["task"]["source_sha256"]]
     source = subprocess.run([str(python), "-c", "import memrecall; print(memrecall.__file__)"], capture_output=True,
                             text=True, env=env, cwd=bare, timeout=120)  # fmt: skip
     assert source.stdout.startswith(str(tmp_path / "venv")), source.stdout
