@@ -241,3 +241,14 @@ def test_without_store_ids_anywhere_it_is_one_store(tmp_path):
     assert result.exit_code == 0, result.output
     content = json.loads((tmp_path / "r.json").read_text())["content"]
     assert content["dataset"]["stores"] == "one" and content["task"]["queries"] == 9
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_a_fifo_in_place_of_a_file_is_refused_without_blocking(tmp_path, name):
+    import os
+
+    folder = write(tmp_path / "logs", sample())
+    (folder / name).unlink()
+    os.mkfifo(folder / name)
+    result = run_beir(folder, tmp_path / "r.json")
+    assert_one_line(result, f"{folder / name}: is a FIFO (named pipe), not a regular file")
