@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up .venv with memrecall and its test tools; safe to run again (it skips what is done).
+# Set up .venv with memrecall. `bootstrap.sh` installs what baseline, run and evaluate need; `bootstrap.sh test`
+# adds the `test` extra (test tools, Ray, the adapters' stacks). Safe to run again: it skips what is done.
 # torch is installed first, pinned and CPU-only, so that sentence-transformers never pulls a CUDA build.
 # Where it comes from: MEMRECALL_TORCH_INDEX, a pip index URL added beside pip's configured index. The
 # default, "auto", uses a local torch wheel when pip's find-links (PIP_FIND_LINKS) holds one, and PyTorch's
@@ -9,9 +10,16 @@ cd "$(dirname "$0")/.."
 TORCH_VERSION="2.13.0"
 CPU_INDEX="https://download.pytorch.org/whl/cpu"
 PYTHON="${PYTHON:-python3}"
+case "${1:-}" in
+  "") target="." ;;
+  test) target=".[test]" ;;
+  *) echo "usage: bash scripts/bootstrap.sh [test]" >&2; exit 2 ;;
+esac
 stamp=".venv/.memrecall-installed"
-want="torch==${TORCH_VERSION} $(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+sources="torch==${TORCH_VERSION} $(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
+want="$sources $target"
+# an install with the test extra also holds the default one
+if [ -f "$stamp" ] && { [ "$(cat "$stamp")" = "$want" ] || [ "$(cat "$stamp")" = "$sources .[test]" ]; }; then
   exit 0
 fi
 torch_index="${MEMRECALL_TORCH_INDEX:-auto}"
@@ -32,6 +40,6 @@ else
   echo "torch ${TORCH_VERSION} from the local wheel source" >&2
   pip_install "torch==${TORCH_VERSION}"
 fi
-pip_install -e '.[test]'
+pip_install -e "$target"
 echo "$want" > "$stamp"
-echo "memrecall installed in .venv" >&2
+echo "memrecall ($target) installed in .venv" >&2

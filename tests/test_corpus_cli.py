@@ -176,3 +176,41 @@ def test_labels_agree_rejects_a_bad_rater_file_with_its_line(checkout, tmp_path)
     assert result.exit_code == 1
     assert "bad.csv: line 2: intensity_band 'huge' is not one of high, mild, low" in result.output
     assert not (tmp_path / "out" / "agreement.json").exists()
+
+
+CORPUS_COMMANDS = {
+    "validate": ([], "valid: 0 violations"),
+    "build": ([], "up to date: nothing written"),
+    "build --check": (["--check"], "current: data/epirec_v1.json, data/SHA256SUMS, data/croissant.json"),
+    "audit": (["--output", "OUT/a.json"], "written: OUT/a.json"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(CORPUS_COMMANDS))
+def test_each_corpus_command_names_the_checkout_it_looked_at(checkout, tmp_path, monkeypatch, command):
+    extra, last = CORPUS_COMMANDS[command]
+    out = tmp_path / "out"
+    args = [a.replace("OUT", str(out)) for a in extra]
+    monkeypatch.chdir(checkout)
+    for where in ([], ["--root", checkout]):
+        result = run(command.split()[0], *where, *args)
+        assert result.exit_code == 0, result.output
+        assert (
+            result.output.strip().splitlines()[-1]
+            == last.replace("OUT", str(out)) + f" (checkout {checkout.resolve()})"
+        )
+
+
+@pytest.mark.parametrize("command", sorted(CORPUS_COMMANDS))
+def test_each_corpus_command_outside_a_checkout_suggests_root(tmp_path, monkeypatch, command):
+    extra, _ = CORPUS_COMMANDS[command]
+    (tmp_path / "plain").mkdir()
+    monkeypatch.chdir(tmp_path / "plain")
+    result = run(command.split()[0], *[a.replace("OUT", str(tmp_path)) for a in extra])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (
+        f"error: no EpiRec checkout in {(tmp_path / 'plain').resolve()}: it has none of data/personas, "
+        "data/archive/v1/personas, data/epirec_v1.json, data/SHA256SUMS; run this inside a checkout, or give "
+        "--root PATH/TO/CHECKOUT"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"] and not list((tmp_path / "plain").iterdir())

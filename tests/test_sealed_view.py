@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, MINI_RELEASE, run
@@ -14,8 +15,9 @@ DATA = {
     "epirec": MINI_RELEASE,
     "longmemeval": FIXTURES / "lme_format_mini.json",
     "locomo": FIXTURES / "locomo_mini.json",
+    "beir": Path(__file__).resolve().parents[1] / "examples" / "data" / "beir_memory",
 }
-GOLD_WORDS = ("targets", "strata", "labels", "gold", "answer", "evidence", "probe_type", "in_headline")
+GOLD_WORDS = ("targets", "strata", "labels", "gold", "answer", "evidence", "probe_type", "in_headline", "grade", "gain")
 
 PLUGINS = '''
 from types import MappingProxyType
@@ -84,6 +86,7 @@ class Tamper(Clean):
             attempts.append(lambda q=query: object.__setattr__(q, "store_id", "elsewhere"))
             attempts.append(lambda q=query: setattr(q, "strata", {{"probe_type": "factual"}}))
             attempts.append(lambda q=query: setattr(q, "targets", frozenset()))
+            attempts.append(lambda q=query: setattr(q, "grades", {{}}))
         for attempt in attempts:
             try:
                 attempt()
@@ -198,3 +201,13 @@ def test_the_salience_oracle_baseline_is_marked_in_signed_content(tmp_path):
     strategies = json.loads(output.read_text(encoding="utf-8"))["content"]["strategies"]
     assert strategies["salience-oracle"]["uses_gold_labels"] is True
     assert "uses_gold_labels" not in strategies["recency"]
+
+
+def test_graded_judgements_stay_on_the_scorer_side():
+    from memrecall.data.beir import load_beir
+
+    task, _ = load_beir(DATA["beir"])
+    graded = next(q for q in task.queries if q.id == "ana-q2")
+    assert dict(graded.grades) == {"ana-02": 1, "ana-04": 2, "ana-06": 1}
+    public = next(q for q in task.public().queries if q.id == "ana-q2")
+    assert public == Query("ana-q2", "ana", graded.text, graded.time) and not hasattr(public, "grades")

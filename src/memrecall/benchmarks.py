@@ -10,6 +10,7 @@ from typing import Any
 from memrecall.data.jsonfile import describe_file_type
 from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
+from memrecall.data.releases import bundled_release
 from memrecall.errors import ConfigError, UsageError
 from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
@@ -43,6 +44,7 @@ class Benchmark:
     ks: tuple[int, ...] = DEFAULT_KS
     default_data: Path | None = None
     count_without_targets_by: tuple[str, ...] = ()
+    data_kind: str = "file"
 
     def load(self, path: Path, **options: Any) -> Loaded:
         """The Task of a dataset file (loader options such as max_instances pass through).
@@ -55,6 +57,8 @@ class Benchmark:
         try:
             return self.loader(Path(path), options)
         except DatasetError as exc:
+            if self.data_kind != "file" or Path(path).is_dir():
+                raise
             hint = wrong_format_hint(Path(path), self.name.split("-")[0])
             if hint is None:
                 raise
@@ -73,14 +77,18 @@ class Benchmark:
         )
 
     def resolve_data(self, data: Path | None) -> Path:
-        """`data`, else the bundled default (working directory first, then the source checkout)."""
+        """`data`, else the default (the working directory's copy first, then the one installed with memrecall)."""
         if data is None:
             if self.default_data is None:
                 raise UsageError(f"--data is required for {self.name}")
             local = Path.cwd() / self.default_data
-            data = local if local.exists() else REPO_ROOT / self.default_data
+            data = local if local.exists() else bundled_release(self.default_data.name)
         if not Path(data).exists():
             raise UsageError(f"--data {data} does not exist")
+        if self.data_kind == "folder":
+            if not Path(data).is_dir():
+                raise UsageError(f"--data {data} is a file; {self.name} reads a folder ({self.summary})")
+            return Path(data)
         kind = describe_file_type(Path(data).stat().st_mode)
         if kind is not None:
             raise UsageError(f"--data {data} is {kind}, not a regular file; memrecall reads only regular files")
@@ -156,6 +164,18 @@ def _locomo_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
     return [f"recall@{k}" for k in ks], [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + ["mrr"]
 
 
+def _beir_loader(path: Path, options: Mapping[str, Any]) -> Loaded:
+    from memrecall.data.beir import load_beir
+
+    return Loaded(*load_beir(path))
+
+
+def _beir_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
+    """Headline nDCG at the deepest cut-off (BEIR's and MTEB's headline) and recall@k (any target in the top k)."""
+    headline = [f"ndcg@{ks[-1]}"] + [f"recall@{k}" for k in ks]
+    return headline, [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + ["mrr"]
+
+
 def _longmemeval(protocol: str, summary: str) -> Benchmark:
     return Benchmark(
         name="longmemeval" if protocol == "perseus" else "longmemeval-official",
@@ -208,12 +228,30 @@ BENCHMARKS: dict[str, Benchmark] = {
         _longmemeval("official", "LongMemEval sessions, official protocol: headline recall_all@k and ndcg_lme"),
         _locomo("session", "LoCoMo, one document per session; category 5 reported apart"),
         _locomo("turn", "LoCoMo, one document per dialogue turn; category 5 reported apart"),
+        Benchmark(
+            name="beir",
+            summary="a BEIR folder (corpus.jsonl, queries.jsonl, qrels/test.tsv); one store per store_id when given",
+            loader=_beir_loader,
+            metric_policy=_beir_metrics,
+            groupings=((),),
+            apart=(),
+            primary_stratum=None,
+            row_keys=GENERIC_KEYS,
+            require_full_rankings=False,
+            dense_policy="windows",
+            data_kind="folder",
+        ),
     )
 }
 
 
 def get_benchmark(name: str) -> Benchmark:
-    """The registered benchmark called `name`; ConfigError lists the choices."""
-    if name not in BENCHMARKS:
-        raise ConfigError(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
-    return BENCHMARKS[name]
+    """The built-in or installed (entry point `memrecall.benchmarks`) benchmark called `name`; ConfigError else."""
+    from memrecall.data.registered import installed_entries, load_entry
+
+    entries = installed_entries(BENCHMARKS)
+    if name in BENCHMARKS:
+        return BENCHMARKS[name]
+    if name not in entries:
+        raise ConfigError(f"unknown benchmark {name!r}; choose from {', '.join([*BENCHMARKS, *sorted(entries)])}")
+    return load_entry(entries[name], Benchmark)

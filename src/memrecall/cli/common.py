@@ -71,6 +71,13 @@ def new_plan(cache: Path | None = None, writes_cache: bool = False, checkout: bo
     return plan
 
 
+def data_input(plan, path: Path | None) -> Path | None:
+    """Declare --data: a file is an input; a folder (a beir dataset) is protected, so no output lands inside it."""
+    if path is not None and Path(path).is_dir():
+        plan.protect("--data", path)
+    return plan.input("--data", path)
+
+
 def protect_checkout(plan, root: Path, generated: bool = True) -> None:
     """A checkout's source folders are protected; its rules file (and releases, SHA256SUMS, croissant) are inputs."""
     data = root / "data"

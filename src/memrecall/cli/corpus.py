@@ -12,14 +12,22 @@ ROOT_OPTION = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="Checkout to work on (data/personas/, data/archive/v1/personas/, the releases, SHA256SUMS, croissant.json).",
+    help="Checkout to work on (data/personas/, data/archive/v1/personas/, the releases, SHA256SUMS, croissant.json); "
+    "the current folder by default, never the copy installed with memrecall.",
 )
 
 
 def _layout(root: Path):
+    """The checkout at `root`; a folder that is not one is a usage error suggesting --root."""
     from memrecall.corpus.sources import Layout
 
+    _require_checkout(root)
     return Layout(root.resolve())
+
+
+def _in(layout) -> str:
+    """` (checkout /abs/path)`: the checkout a corpus command looked at, for its last line."""
+    return f" (checkout {layout.root})"
 
 
 CHECKOUT_MARKS = ("data/personas", "data/archive/v1/personas", "data/epirec_v1.json", "data/SHA256SUMS")
@@ -90,17 +98,17 @@ def validate(root: Path) -> None:
     """Check schemas, spec rules, release and checksums."""
     from memrecall.corpus.validate import validate_root
 
-    _require_checkout(root)
-    result = validate_root(_layout(root))
+    layout = _layout(root)
+    result = validate_root(layout)
     _print_counts(result.counts)
     for note in result.not_checked:
         click.echo(f"not checked: {note}")
     for violation in result.violations:
         click.echo(f"violation: {violation}")
     if not result.ok:
-        click.echo(f"{len(result.violations)} violation(s)", err=True)
+        click.echo(f"{len(result.violations)} violation(s){_in(layout)}", err=True)
         sys.exit(1)
-    click.echo("valid: 0 violations")
+    click.echo(f"valid: 0 violations{_in(layout)}")
 
 
 @click.command()
@@ -116,7 +124,7 @@ def build(root: Path, check: bool) -> None:
     if not result.ok:
         for violation in result.violations:
             click.echo(f"violation: {violation}", err=True)
-        click.echo(f"refusing to build: {len(result.violations)} violation(s) in the sources", err=True)
+        click.echo(f"refusing to build: {len(result.violations)} violation(s) in the sources{_in(layout)}", err=True)
         sys.exit(1)
     if not result.sources:
         _check_foreign_checkout(layout, check)
@@ -143,13 +151,12 @@ def build(root: Path, check: bool) -> None:
             click.echo(f"stale: {layout.display(path)} differs from what build would write", err=True)
         if stale:
             sys.exit(1)
-        click.echo("current: " + ", ".join(layout.display(p) for p in files))
+        click.echo("current: " + ", ".join(layout.display(p) for p in files) + _in(layout))
         return
     written = write_files(files)
     for path in written:
         click.echo(f"wrote {layout.display(path)}")
-    if not written:
-        click.echo("up to date: nothing written")
+    click.echo(f"built {len(written)} file(s){_in(layout)}" if written else f"up to date: nothing written{_in(layout)}")
 
 
 def _check_foreign_checkout(layout, check: bool) -> None:
@@ -166,7 +173,7 @@ def _check_foreign_checkout(layout, check: bool) -> None:
         click.echo(f"stale: {violation}", err=True)
     if not result.ok:
         sys.exit(1)
-    click.echo("current: the release agrees with data/SHA256SUMS and data/croissant.json")
+    click.echo(f"current: the release agrees with data/SHA256SUMS and data/croissant.json{_in(layout)}")
 
 
 @click.command()
@@ -205,7 +212,7 @@ def audit(root: Path, threshold: float, output: Path) -> None:
         + ", ".join(f"{k} {v}" for k, v in counts["by_probe_type"].items())
         + ")"
     )
-    click.echo(f"written: {output}")
+    click.echo(f"written: {output}{_in(layout)}")
 
 
 @click.group()
@@ -233,7 +240,7 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
     loaded = _schema_valid_personas(layout)
     sample = sample_episodes(loaded.personas, size)
     atomic_write_text(output, sample_csv(sample))
-    click.echo(f"sampled {len(sample)} episodes -> {output}")
+    click.echo(f"sampled {len(sample)} episodes -> {output}{_in(layout)}")
 
 
 @labels.command("agree")
@@ -298,4 +305,4 @@ def labels_agree(root: Path, ratings: tuple[Path, ...], sample_path: Path, out_d
             f"{pair}: band kappa {values['band_kappa']:.3f}, valence kappa {values['valence_kappa']:.3f}, "
             f"band exact {values['band_exact']:.2f}, within one {values['band_within_one']:.2f}"
         )
-    click.echo(f"disputed: {summary['disputed']} of {summary['episodes']} -> {out_dir / 'disputes.csv'}")
+    click.echo(f"disputed: {summary['disputed']} of {summary['episodes']} -> {out_dir / 'disputes.csv'}{_in(layout)}")

@@ -8,6 +8,7 @@ import click
 
 from memrecall.cli.common import (
     bootstrap_options,
+    data_input,
     finish_outputs,
     new_plan,
     output_options,
@@ -19,7 +20,10 @@ from memrecall.cli.common import (
 QUIET_OPTION = click.option(
     "--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went."
 )
-BENCHMARK_HELP = "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn."
+BENCHMARK_HELP = (
+    "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn, beir "
+    "(--data FOLDER), or one an installed package registers."
+)
 
 
 def _score_and_print(
@@ -34,7 +38,7 @@ def _score_and_print(
     benchmark = get_benchmark(benchmark_name)
     plan = new_plan()
     files = [plan.input("RANKINGS", path) for path in files]
-    data = plan.input("--data", benchmark.resolve_data(data))
+    data = data_input(plan, benchmark.resolve_data(data))
     output = plan.output("--output", output)
     per_query = plan.output("--per-query", per_query)
     report_dir = plan.card("--report-dir", report_dir)
@@ -66,7 +70,12 @@ def _names(text: str | None) -> list[str] | None:
 @click.command()
 @click.argument("rankings", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--benchmark", "--dataset", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
-@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file [default for epirec: v2].")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset file (a folder for beir) [default for epirec: v2].",
+)
 @click.option("--name", default=None, help="The system's name in the report [default: the file's stem].")
 @click.option(
     "--output",
@@ -106,7 +115,12 @@ def evaluate(
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--names", default=None, help="Comma-separated system names, one per run [default: file stems].")
 @click.option("--benchmark", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
-@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file [default for epirec: v2].")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset file (a folder for beir) [default for epirec: v2].",
+)
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -195,7 +209,10 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool, sign_key, quiet:
     help="The report's rankings (repeat, as for verify): replayed, and the card says replayed when they match.",
 )
 @click.option(
-    "--data", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, help="Data for the replay."
+    "--data",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Data for the replay (a folder for beir).",
 )
 @click.option(
     "--allow-unverified",
@@ -227,7 +244,7 @@ def report_command(
     report_path = plan.input("REPORT", report_path)
     per_query = plan.input("--per-query", per_query)
     rankings = [plan.input("--rankings", path) for path in rankings]
-    data = plan.input("--data", data)
+    data = data_input(plan, data)
     out = plan.card("--out", out or report_path.with_name(report_path.stem + "_card"))
     plan.check()
     try:

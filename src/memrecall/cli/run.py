@@ -9,6 +9,7 @@ import click
 
 from memrecall.cli.common import (
     bootstrap_options,
+    data_input,
     executor_options,
     finish_outputs,
     make_executor_from,
@@ -31,7 +32,12 @@ from memrecall.cli.common import (
     callback=system_spec_option,
     help="MODULE:ATTR (a class or zero-argument factory), or a registered name such as dense.",
 )
-@click.option("--data", type=click.Path(path_type=Path), default=None, help="Dataset file [default for epirec: v2].")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset file (a folder for beir) [default for epirec: v2].",
+)
 @click.option("--name", default=None, help="The system's name in the report [default: its name attribute or ATTR].")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Report JSON path.")
 @click.option(
@@ -86,7 +92,7 @@ def run(
     if export_official_log and not benchmark.name.startswith("longmemeval"):
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
     plan = new_plan(cache_dir, writes_cache=True)
-    path = plan.input("--data", benchmark.resolve_data(data))
+    path = data_input(plan, benchmark.resolve_data(data))
     plugin_inputs(plan, system_spec)
     export_rankings = plan.output("--export-rankings", export_rankings)
     export_official_log = plan.output("--export-official-log", export_official_log)

@@ -18,7 +18,7 @@ from memrecall.cli.common import bootstrap_options
     "benchmarks_text",
     required=True,
     help="Comma list of benchmarks: epirec (v2), epirec-v1 (the bundled EpiRec v1.0), locomo, locomo-turn, "
-    "longmemeval, longmemeval-official.",
+    "longmemeval, longmemeval-official, beir, or one an installed package registers.",
 )
 @click.option(
     "--data",
@@ -26,8 +26,8 @@ from memrecall.cli.common import bootstrap_options
     multiple=True,
     metavar="NAME=PATH",
     help="A benchmark's data file, repeatable: locomo=/path/locomo10.json, longmemeval=/path/longmemeval_s.json. "
-    "Needed for locomo, locomo-turn and the longmemeval benchmarks; epirec and epirec-v1 default to the "
-    "bundled releases.",
+    "Needed for locomo, locomo-turn, the longmemeval benchmarks and beir (beir=FOLDER); epirec and epirec-v1 "
+    "default to the bundled releases.",
 )
 @click.option(
     "--out",
@@ -42,7 +42,7 @@ def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quie
 
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
     """
-    from memrecall.cli.common import new_plan
+    from memrecall.cli.common import data_input, new_plan
     from memrecall.io import atomic_write_text
     from memrecall.reports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
     from memrecall.running.sweep import check_names, output_paths, parse_data_options, sweep_benchmarks
@@ -56,7 +56,7 @@ def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quie
     summary = {kind: out / f"summary.{kind}" for kind in ("md", "csv", "tex")}
     plan = new_plan()
     for entry in entries:
-        plan.input("--data", entry.data)
+        data_input(plan, entry.data)
     for label, paths in planned.items():
         for path in paths:
             plan.output(label, path)

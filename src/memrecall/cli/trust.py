@@ -91,9 +91,10 @@ def keys_sign(report_path: Path, key_file: Path, output: Path | None) -> None:
 )
 @click.option(
     "--data",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=click.Path(exists=True, path_type=Path),
     default=None,
-    help="The dataset the report was made from, for the replay [default for epirec: v2]; its sha256 must match.",
+    help="The dataset the report was made from (a folder for beir), for the replay [default for epirec: v2]; "
+    "its sha256 must match.",
 )
 def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, ...], data: Path | None) -> None:
     """Check a report: fingerprint, signatures, a trusted key (--key), a replay (--rankings); one line each."""

@@ -53,7 +53,11 @@ class LabelledDocument:
 
 @dataclass(frozen=True)
 class JudgedQuery:
-    """The scorer's view of a query: the public part plus the gold targets and the strata it is scored in."""
+    """The scorer's view of a query: the public part plus the gold targets and the strata it is scored in.
+
+    `grades` maps each target to its relevance grade (> 0) where judgements are graded (beir); it is empty
+    when every target simply counts as relevant (grade 1), as in EpiRec, LongMemEval and LoCoMo.
+    """
 
     id: str
     store_id: str
@@ -61,6 +65,13 @@ class JudgedQuery:
     time: datetime | None
     targets: frozenset[str]
     strata: Mapping[str, str] = field(default_factory=dict)
+    grades: Mapping[str, int] = field(default_factory=dict)
+
+    def gain(self, doc_id: str) -> int:
+        """The relevance grade of a document for this query: its grade, 1 for an ungraded target, else 0."""
+        if doc_id not in self.targets:
+            return 0
+        return self.grades.get(doc_id, 1)
 
     def public(self) -> Query:
         """What a system is handed."""

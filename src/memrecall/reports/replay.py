@@ -36,7 +36,10 @@ def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
     """The benchmark's task from `data` (or its default), refused unless its sha256 is the report's."""
     recorded = content["task"].get("source_sha256")
     if data is None and bench.default_data is None:
-        file = content.get("dataset", {}).get("file", "the dataset file")
+        described = content.get("dataset", {})
+        file = described.get("file") or (
+            f"the folder {described['folder']}" if "folder" in described else "the dataset file"
+        )
         raise UsageError(f"--data is required to replay a {bench.name} report (made from {short(file)})")
     path = bench.resolve_data(data)
     dataset = content.get("dataset") or {}

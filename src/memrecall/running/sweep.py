@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memrecall.benchmarks import REPO_ROOT, get_benchmark
+from memrecall.benchmarks import get_benchmark
+from memrecall.data.releases import bundled_release
 from memrecall.errors import ConfigError, UsageError
 
 ALIASES = {
@@ -68,7 +69,7 @@ def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[Swe
     for name in names:
         if name in ALIASES:
             benchmark, bundled = ALIASES[name]
-            default: Path | None = bundled if (Path.cwd() / bundled).exists() else REPO_ROOT / bundled
+            default: Path | None = bundled if (Path.cwd() / bundled).exists() else bundled_release(bundled.name)
         else:
             get_benchmark(name)
             benchmark, default = name, None
