@@ -5,7 +5,7 @@ import warnings
 import ir_measures
 import numpy as np
 import pytest
-from ir_measures import AP, P, R, RR, Rprec, Success, nDCG
+from ir_measures import AP, RR, P, R, Rprec, Success, nDCG
 
 from memrecall.scoring.metrics import graded_target_ranks, metric_values, parse_metric, rank_matrix, target_ranks
 

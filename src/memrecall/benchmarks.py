@@ -12,7 +12,7 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.data.releases import bundled_release
 from memrecall.errors import ConfigError, UsageError
-from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
+from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig, cut_offs
 
 DEFAULT_KS = (1, 3, 5, 10)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -81,9 +81,7 @@ class Benchmark:
 
     def depth(self, metrics: Sequence[str] = ()) -> int:
         """How deep a system ranks when full rankings are not required: the deepest cut-off scored."""
-        from memrecall.scoring.metrics import parse_metric
-
-        return max([*self.ks, *(k for k in (parse_metric(m).k for m in metrics) if k is not None)])
+        return max([*self.ks, *cut_offs(metrics)])
 
     def resolve_data(self, data: Path | None) -> Path:
         """`data`, else the default (the working directory's copy first, then the one installed with memrecall)."""

@@ -58,6 +58,11 @@ def parse_metric_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def cut_offs(names: Sequence[str]) -> list[int]:
+    """The cut-offs k of the named metrics that have one (map@10 -> 10; map -> none)."""
+    return [k for k in (parse_metric(n).k for n in names) if k is not None]
+
+
 @dataclass(frozen=True)
 class ScoringConfig:
     """Which metrics, which strata groupings, and how the bootstrap is drawn."""
