@@ -367,3 +367,44 @@ def test_sweep_adds_the_chosen_metrics_to_reports_and_summaries_and_writes_trec_
     assert trec[0].split()[1] == "Q0" and trec[0].split()[-1] == "fts5"
     replay = run("evaluate", out / "locomo" / "fts5.rankings.trec", "--benchmark", "locomo", "--data", LOCOMO)
     assert replay.exit_code == 0, replay.output
+
+
+def test_verify_replays_a_report_made_with_metrics(baseline_trec, tmp_path):
+    for name in ("recency", "hashing"):
+        (tmp_path / f"{name}.trec").write_text((baseline_trec / "rk" / f"{name}.trec").read_text())
+    report = baseline_trec / "baseline.json"
+    files = [a for name in ("recency", "hashing") for a in ("--rankings", tmp_path / f"{name}.trec")]
+    result = run("verify", report, *files, "--data", MINI_RELEASE)
+    assert result.exit_code == 0, result.output
+    assert "replayed" in result.output
+    evaluated = tmp_path / "e.json"
+    args = ["--data", MINI_RELEASE, "--output", evaluated, "--metrics", "map@2,r_precision", "--resamples", "200"]
+    assert run("evaluate", tmp_path / "hashing.trec", *args).exit_code == 0
+    result = run("verify", evaluated, "--rankings", tmp_path / "hashing.trec", "--data", MINI_RELEASE)
+    assert result.exit_code == 0 and "replayed" in result.output, result.output
+
+
+def test_asking_for_metrics_the_policy_scores_already_changes_nothing(baseline_trec, tmp_path):
+    rankings = baseline_trec / "rk" / "hashing.trec"
+    common = ["--data", MINI_RELEASE, "--resamples", "200"]
+    assert run("evaluate", rankings, *common, "--output", tmp_path / "a.json").exit_code == 0
+    assert (
+        run("evaluate", rankings, *common, "--output", tmp_path / "b.json", "--metrics", "MRR, recall@3").exit_code == 0
+    )
+    assert (tmp_path / "a.json").read_text() != ""
+    first, second = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
+    assert first["content"] == second["content"]
+
+
+def test_metrics_beside_the_policy_leave_the_comparability_manifest_alone(tmp_path):
+    outputs = []
+    for extra in ([], ["--metrics", "ndcg@20,map@50,precision@7"]):
+        out = tmp_path / f"r{len(extra)}.json"
+        assert (
+            run("run", "locomo", "--system", "fts5", "--data", LOCOMO, "--output", out, "--quiet", *extra).exit_code
+            == 0
+        )
+        outputs.append(json.loads(out.read_text())["content"])
+    assert outputs[0]["comparability"] == outputs[1]["comparability"]
+    assert outputs[0]["comparability"]["k"] == [1, 3, 5, 10]
+    assert outputs[1]["scoring"]["requested_metrics"] == ["ndcg@20", "map@50", "precision@7"]

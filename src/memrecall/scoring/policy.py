@@ -80,12 +80,14 @@ class ScoringConfig:
         check_bootstrap(self.seed, self.resamples)
 
     def with_requested(self, names: Sequence[str]) -> ScoringConfig:
-        """This policy with the metrics a user asked for (--metrics) added after its own; itself when none."""
-        if not names:
+        """This policy with the metrics a user asked for (--metrics) added after its own; itself when none is new.
+
+        `requested` keeps only the added names, so the policy's own are the metrics not in it.
+        """
+        added = tuple(n for n in parse_metric_list(names or None) if n not in self.metrics)
+        if not added:
             return self
-        chosen = parse_metric_list(names)
-        metrics = tuple(dict.fromkeys([*self.metrics, *chosen]))
-        return replace(self, metrics=metrics, requested=chosen)
+        return replace(self, metrics=(*self.metrics, *added), requested=(*self.requested, *added))
 
     def describe(self) -> dict:
         """The config as it is recorded in reports."""
