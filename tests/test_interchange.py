@@ -408,3 +408,17 @@ def test_metrics_beside_the_policy_leave_the_comparability_manifest_alone(tmp_pa
     assert outputs[0]["comparability"] == outputs[1]["comparability"]
     assert outputs[0]["comparability"]["k"] == [1, 3, 5, 10]
     assert outputs[1]["scoring"]["requested_metrics"] == ["ndcg@20", "map@50", "precision@7"]
+
+
+def test_longmemeval_qrels_at_turn_granularity_name_turns(tmp_path):
+    out = tmp_path / "turn.qrels"
+    result = run("qrels", "longmemeval", "--data", LME, "--granularity", "turn", "--out", out)
+    assert result.exit_code == 0, result.output
+    task = get_benchmark("longmemeval").load(LME, granularity="turn").task
+    expected = sorted(f"{q.id} 0 {t} 1" for q in task.queries if q.targets for t in q.targets)
+    assert sorted(out.read_text().splitlines()) == expected
+    sessions = {d.id for docs in get_benchmark("longmemeval").load(LME).task.stores.values() for d in docs}
+    assert not {line.split()[2] for line in expected} & sessions
+    refused = run("qrels", "locomo", "--data", LOCOMO, "--granularity", "turn", "--out", tmp_path / "x.qrels")
+    assert refused.exit_code == 2 and "only for the longmemeval benchmarks" in refused.output
+    assert not (tmp_path / "x.qrels").exists()
