@@ -422,3 +422,54 @@ def test_longmemeval_qrels_at_turn_granularity_name_turns(tmp_path):
     refused = run("qrels", "locomo", "--data", LOCOMO, "--granularity", "turn", "--out", tmp_path / "x.qrels")
     assert refused.exit_code == 2 and "only for the longmemeval benchmarks" in refused.output
     assert not (tmp_path / "x.qrels").exists()
+
+
+class DepthRecorder:
+    """Ranks a store in order and remembers how deep it was asked to rank."""
+
+    name = "depth-recorder"
+
+    def __init__(self):
+        self.depths = []
+        self.documents = []
+
+    def prepare(self, public_task):
+        self.depths.append(public_task.depth)
+
+    def index(self, documents):
+        self.documents = [d.id for d in documents]
+
+    def rank(self, query):
+        return list(self.documents)
+
+
+@pytest.mark.parametrize(("metrics", "depth"), [((), 10), (("map",), 10), (("ndcg@25", "precision@12"), 25)])
+def test_run_asks_a_system_for_the_deepest_cut_off_scored(metrics, depth):
+    from memrecall.api import run_system
+
+    system = DepthRecorder()
+    run_system(system, "locomo", LOCOMO, metrics=metrics, resamples=100)
+    assert system.depths == [depth]
+
+
+def test_graded_judgements_reach_ndcg_through_the_scorer_and_match_ir_measures():
+    from conftest import doc, query
+
+    from memrecall.data.model import Ranking
+    from memrecall.scoring.policy import ScoringConfig, score_task
+
+    base = query("q", targets=("a", "c", "d"))
+    graded = type(base)("q", "s", "q", base.time, base.targets, {}, {"a": 1, "c": 3, "d": 2})
+    store = {"s": tuple(doc(i, i) for i in "abcde")}
+    ranking = Ranking("q", ("b", "a", "e", "c", "d"), (5.0, 4.0, 3.0, 2.0, 1.0))
+    names = ("ndcg@3", "ndcg@5", "map", "precision@2")
+    config = ScoringConfig(metrics=names, groupings=((),), resamples=100)
+    overall = score_task(Task("t", "1", "0" * 64, store, (graded,)), {"q": ranking}, config)["overall"]
+    qrels = {"q": {"a": 1, "c": 3, "d": 2}}
+    run_scores = {"q": dict(zip(ranking.doc_ids, ranking.scores, strict=True))}
+    library = ir_measures.calc_aggregate([nDCG @ 3, nDCG @ 5, AP, P @ 2], qrels, run_scores)
+    for name, measure in zip(names, (nDCG @ 3, nDCG @ 5, AP, P @ 2), strict=True):
+        assert overall[name]["value"] == pytest.approx(library[measure], abs=1e-12), name
+    ungraded = Task("t", "1", "0" * 64, store, (base,))
+    plain = score_task(ungraded, {"q": ranking}, config)["overall"]
+    assert plain["map"] == overall["map"] and plain["ndcg@5"]["value"] != overall["ndcg@5"]["value"]
