@@ -330,12 +330,6 @@ def test_harness_metrics_and_trec_exports_per_mode(tmp_path):
     assert lines and all(len(line.split()) == 6 and line.endswith(" fts5") for line in lines)
 
 
-def test_the_ranking_depth_follows_the_deepest_cut_off_asked_for():
-    locomo = get_benchmark("locomo")
-    assert locomo.depth() == 10
-    assert locomo.depth(("map", "ndcg@25", "precision@5")) == 25
-
-
 def test_sweep_adds_the_chosen_metrics_to_reports_and_summaries_and_writes_trec_runs(tmp_path):
     out = tmp_path / "swept"
     result = run(
@@ -473,3 +467,20 @@ def test_graded_judgements_reach_ndcg_through_the_scorer_and_match_ir_measures()
     ungraded = Task("t", "1", "0" * 64, store, (base,))
     plain = score_task(ungraded, {"q": ranking}, config)["overall"]
     assert plain["map"] == overall["map"] and plain["ndcg@5"]["value"] != overall["ndcg@5"]["value"]
+
+
+def test_the_beir_samples_graded_qrels_and_trec_run_give_the_reports_graded_ndcg_in_ir_measures(tmp_path):
+    data = FIXTURES.parent.parent / "examples" / "data" / "beir_memory"
+    report, trec, qrels = tmp_path / "r.json", tmp_path / "r.trec", tmp_path / "q.qrels"
+    args = ["--output", report, "--export-rankings", trec, "--rankings-format", "trec", "--quiet"]
+    assert run("run", "beir", "--data", data, "--system", "fts5", *args, "--metrics", "map").exit_code == 0
+    assert run("qrels", "beir", "--data", data, "--out", qrels).exit_code == 0
+    grades = {line.split()[3] for line in qrels.read_text().splitlines()}
+    assert grades == {"1", "2"}
+    measures = [nDCG @ 10, nDCG @ 3, AP, RR, Success @ 1]
+    library = ir_measures.calc_aggregate(
+        measures, list(ir_measures.read_trec_qrels(str(qrels))), list(ir_measures.read_trec_run(str(trec)))
+    )
+    overall = json.loads(report.read_text())["content"]["systems"]["fts5"]["results"]["overall"]
+    for name, measure in zip(["ndcg@10", "ndcg@3", "map", "mrr", "recall@1"], measures, strict=True):
+        assert overall[name]["value"] == pytest.approx(library[measure], abs=1e-11), name

@@ -14,6 +14,7 @@ from memrecall.reports.system_report import systems_report
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
 from memrecall.scoring.per_query import per_query_rows
+from memrecall.scoring.policy import cut_offs
 from memrecall.systems.contract import adapt
 
 
@@ -77,7 +78,7 @@ def run_system(
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     adapter = adapt(system, name)
-    depth = bench.depth(scoring.requested)
+    depth = max([*bench.ks, *cut_offs(scoring.requested)])  # the deepest cut-off scored
     run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
     env = {
         "system_configs": {adapter.name: run.config},

@@ -12,7 +12,7 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.data.releases import bundled_release
 from memrecall.errors import ConfigError, UsageError
-from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig, cut_offs
+from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
 DEFAULT_KS = (1, 3, 5, 10)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -74,14 +74,9 @@ class Benchmark:
         """The benchmark's single scoring policy: headline metrics first, then the rest, then `metrics` asked for."""
         headline, others = self.metric_policy(tuple(ks or self.ks))
         names = tuple(dict.fromkeys([*headline, *others]))
-        config = ScoringConfig(
+        return ScoringConfig(
             names, self.groupings, self.apart, seed, resamples, count_without_targets_by=self.count_without_targets_by
-        )
-        return config.with_requested(metrics)
-
-    def depth(self, metrics: Sequence[str] = ()) -> int:
-        """How deep a system ranks when full rankings are not required: the deepest cut-off scored."""
-        return max([*self.ks, *cut_offs(metrics)])
+        ).with_requested(metrics)
 
     def resolve_data(self, data: Path | None) -> Path:
         """`data`, else the default (the working directory's copy first, then the one installed with memrecall)."""
