@@ -14,6 +14,7 @@ from memrecall.reports.system_report import systems_report
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
 from memrecall.scoring.per_query import per_query_rows
+from memrecall.scoring.policy import cut_offs
 from memrecall.systems.contract import adapt
 
 
@@ -45,6 +46,12 @@ class Result:
         content = self.report["content"]
         return content["systems"][content["system_order"][0]]["results"]
 
+    def to_frame(self):
+        """Every system's results as a pandas DataFrame: one row per system, group and metric (needs pandas)."""
+        from memrecall.reports.frames import results_frame
+
+        return results_frame(self.report)
+
 
 def _benchmark(benchmark: str | Benchmark) -> Benchmark:
     return benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
@@ -60,17 +67,19 @@ def run_system(
     show_progress: bool = False,
     loaded: Loaded | None = None,
     executor: Any = None,
+    metrics: Sequence[str] = (),
 ) -> Result:
     """Run any object with index(documents) and rank(query) on a benchmark; its rankings are checked strictly.
 
     `executor` (memrecall.running.executors.make_executor("ray", workers)) decides where ranking runs; the
-    results are the same.
+    results are the same. `metrics` (names such as map or precision@5) are scored beside the benchmark's own.
     """
     bench = _benchmark(benchmark)
+    scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
-    scoring = bench.scoring(seed=seed, resamples=resamples)
     adapter = adapt(system, name)
-    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, max(bench.ks))
+    depth = max([*bench.ks, *cut_offs(scoring.requested)])  # the deepest cut-off scored
+    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
     env = {
         "system_configs": {adapter.name: run.config},
         "durations_seconds": {adapter.name: round(run.seconds, 3)},
@@ -92,13 +101,15 @@ def evaluate_rankings(
     resamples: int = 2000,
     loaded: Loaded | None = None,
     gold_label_users: Sequence[str] = (),
+    metrics: Sequence[str] = (),
 ) -> Result:
     """Score rankings (a file, several files, or a list of row dicts) strictly; several are paired against the first.
 
     `gold_label_users` names the systems that read authored labels (oracles); their entries say so.
+    `metrics` (names such as map or precision@5) are scored beside the benchmark's own.
     """
     bench = _benchmark(benchmark)
-    scoring = bench.scoring(seed=seed, resamples=resamples)
+    scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     sources = [rows] if isinstance(rows, (str, Path)) or (rows and isinstance(rows[0], dict)) else list(rows)
     runs, files, notes = checked_runs(sources, names, bench, loaded)

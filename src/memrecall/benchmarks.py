@@ -68,13 +68,15 @@ class Benchmark:
         """The metrics shown as the headline, primary first."""
         return self.metric_policy(tuple(ks or self.ks))[0]
 
-    def scoring(self, ks: Sequence[int] | None = None, seed: int = 0, resamples: int = 2000) -> ScoringConfig:
-        """The benchmark's single scoring policy: headline metrics first, then the rest, de-duplicated."""
+    def scoring(
+        self, ks: Sequence[int] | None = None, seed: int = 0, resamples: int = 2000, metrics: Sequence[str] = ()
+    ) -> ScoringConfig:
+        """The benchmark's single scoring policy: headline metrics first, then the rest, then `metrics` asked for."""
         headline, others = self.metric_policy(tuple(ks or self.ks))
-        metrics = tuple(dict.fromkeys([*headline, *others]))
+        names = tuple(dict.fromkeys([*headline, *others]))
         return ScoringConfig(
-            metrics, self.groupings, self.apart, seed, resamples, count_without_targets_by=self.count_without_targets_by
-        )
+            names, self.groupings, self.apart, seed, resamples, count_without_targets_by=self.count_without_targets_by
+        ).with_requested(metrics)
 
     def resolve_data(self, data: Path | None) -> Path:
         """`data`, else the default (the working directory's copy first, then the one installed with memrecall)."""

@@ -87,7 +87,18 @@ def main(debug: bool) -> None:
 
 def _register_commands() -> None:
     """Attach the commands, each defined in its own module of this package."""
-    from memrecall.cli import baseline, corpus, evaluate, leaderboard, locomo, longmemeval, run, sweep, trust
+    from memrecall.cli import (
+        baseline,
+        corpus,
+        evaluate,
+        interchange,
+        leaderboard,
+        locomo,
+        longmemeval,
+        run,
+        sweep,
+        trust,
+    )
 
     for command in (
         baseline.baseline,
@@ -97,6 +108,7 @@ def _register_commands() -> None:
         evaluate.evaluate,
         evaluate.compare,
         evaluate.report_command,
+        interchange.qrels,
         trust.verify,
         trust.keys,
         longmemeval.longmemeval,

@@ -12,10 +12,14 @@ from memrecall.cli.common import (
     executor_options,
     finish_outputs,
     make_executor_from,
+    metrics_option,
     new_plan,
     output_options,
+    rankings_format_option,
+    rankings_suffix,
     report_line,
     sign_option,
+    write_rankings,
     write_report,
 )
 
@@ -41,8 +45,9 @@ from memrecall.cli.common import (
     "--export-rankings",
     type=click.Path(path_type=Path),
     default=None,
-    help="Folder for one rankings JSONL per strategy.",
+    help="Folder for one rankings file per strategy (STRATEGY.jsonl, or STRATEGY.trec with --rankings-format trec).",
 )
+@rankings_format_option
 @click.option(
     "--model", default=None, help="Encoder path or name [default: $MEMRECALL_MODEL, else the bundled MiniLM]."
 )
@@ -53,6 +58,7 @@ from memrecall.cli.common import (
     help="Embedding cache folder [default: $MEMRECALL_CACHE, else .memrecall_cache].",
 )
 @bootstrap_options
+@metrics_option
 @output_options
 @executor_options
 @sign_option
@@ -62,10 +68,12 @@ def baseline(
     strategies,
     output,
     export_rankings,
+    rankings_format,
     model,
     cache_dir,
     seed,
     resamples,
+    metrics,
     per_query,
     report_dir,
     executor,
@@ -77,8 +85,6 @@ def baseline(
 ) -> None:
     """Run reference retrievers on EpiRec; write a fingerprinted report (signed with --sign-key)."""
     from memrecall.benchmarks import get_benchmark
-    from memrecall.data.rankings import rankings_rows
-    from memrecall.io import write_jsonl
     from memrecall.reports.tables import baseline_rows, print_table, results_table
     from memrecall.running.baseline import BaselineOptions, run_baseline
     from memrecall.scoring.policy import ScoringConfig
@@ -90,7 +96,9 @@ def baseline(
     data = plan.input("--data", benchmark.resolve_data(data))
     output = plan.output("--output", output)
     per_query = plan.output("--per-query", per_query)
-    export_rankings = plan.folder("--export-rankings", export_rankings, [f"{name}.jsonl" for name in names])
+    export_rankings = plan.folder(
+        "--export-rankings", export_rankings, [name + rankings_suffix(rankings_format) for name in names]
+    )
     report_dir = plan.card("--report-dir", report_dir)
     cache_dir = plan.stores[0].path
     plan.check()
@@ -101,13 +109,14 @@ def baseline(
         strategies=names,
         model=model,
         cache=cache_dir,
-        scoring=ScoringConfig(seed=seed, resamples=resamples),
+        scoring=ScoringConfig(seed=seed, resamples=resamples).with_requested(metrics),
         show_progress=not quiet,
     )
     run = run_baseline(options)
     if export_rankings:
         for name, rankings in run.rankings.items():
-            write_jsonl(export_rankings / f"{name}.jsonl", rankings_rows(run.task, rankings, benchmark.row_keys))
+            path = export_rankings / (name + rankings_suffix(rankings_format))
+            write_rankings(path, run.task, rankings, benchmark.row_keys, rankings_format, name)
     run.report = write_report(output, run.report, sign_key)
     if not quiet:
         content = run.report["content"]
@@ -116,5 +125,5 @@ def baseline(
         print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type")))
     click.echo(report_line(output, run.report))
     if export_rankings:
-        click.echo(f"rankings: {export_rankings}/<strategy>.jsonl")
+        click.echo(f"rankings: {export_rankings}/<strategy>{rankings_suffix(rankings_format)}")
     finish_outputs(run.report, all_per_query(run.task, run.rankings, benchmark.ks), per_query, report_dir)

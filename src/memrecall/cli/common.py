@@ -247,3 +247,63 @@ def _system_classes(path: Path) -> list[str]:
         if isinstance(node, ast.ClassDef)
         and any(isinstance(item, ast.FunctionDef) and item.name == "rank" for item in node.body)
     ]
+
+
+def _metric_names(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    """--metrics parsed into canonical names; an unknown name is one line listing the known ones."""
+    from memrecall.scoring.policy import parse_metric_list
+
+    return parse_metric_list(value)
+
+
+def metrics_option(function: Callable) -> Callable:
+    """--metrics NAMES: metrics scored beside the benchmark's own headline, recorded in the signed content."""
+    return click.option(
+        "--metrics",
+        default=None,
+        metavar="NAMES",
+        callback=_metric_names,
+        help="Comma list of metrics to add beside the benchmark's headline, e.g. map,precision@5,ndcg@10 "
+        "(names: docs/metrics.md).",
+    )(function)
+
+
+def rankings_format_option(function: Callable) -> Callable:
+    """--rankings-format jsonl|trec: how exported rankings are written."""
+    return click.option(
+        "--rankings-format",
+        type=click.Choice(["jsonl", "trec"]),
+        default="jsonl",
+        show_default=True,
+        help="Exported rankings as memrecall JSONL, or a TREC run (qid Q0 docid rank score tag).",
+    )(function)
+
+
+def rankings_suffix(rankings_format: str) -> str:
+    """The file suffix of exported rankings in a format: .jsonl or .trec."""
+    return ".trec" if rankings_format == "trec" else ".jsonl"
+
+
+def check_trec_ids(task: Task, rankings_format: str) -> None:
+    """Refuse, before any system runs, a TREC export of ids a TREC file cannot carry."""
+    if rankings_format == "trec":
+        from memrecall.errors import ConfigError
+        from memrecall.reports.interchange import trec_id_problem
+
+        problem = trec_id_problem(task)
+        if problem:
+            raise ConfigError(f"--rankings-format trec: {problem}; use --rankings-format jsonl")
+
+
+def write_rankings(path: Path, task: Task, rankings: Mapping[str, Ranking], keys, rankings_format: str, tag: str):
+    """Write one system's rankings as JSONL rows (the benchmark's keys) or as a TREC run tagged `tag`."""
+    if rankings_format == "trec":
+        from memrecall.io import atomic_write_text
+        from memrecall.reports.interchange import trec_run_text
+
+        atomic_write_text(path, trec_run_text(task, rankings, tag))
+        return
+    from memrecall.data.rankings import rankings_rows
+    from memrecall.io import write_jsonl
+
+    write_jsonl(path, rankings_rows(task, dict(rankings), keys))

@@ -10,6 +10,7 @@ from memrecall.cli.common import (
     bootstrap_options,
     data_input,
     finish_outputs,
+    metrics_option,
     new_plan,
     output_options,
     report_line,
@@ -27,9 +28,12 @@ BENCHMARK_HELP = (
 
 
 def _score_and_print(
-    files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir, key, quiet=False
+    files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir, key, quiet=False, extra=None
 ) -> None:
-    """Score one or more rankings files with the benchmark's policy; print results and paired differences."""
+    """Score one or more rankings files with the benchmark's policy; print results and paired differences.
+
+    `extra` holds `metrics` (names added beside the headline) and `tables` ({"csv": path, "latex": path}).
+    """
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
     from memrecall.reports.tables import comparison_table, print_table, results_table, systems_rows, table_metrics
@@ -42,8 +46,10 @@ def _score_and_print(
     output = plan.output("--output", output)
     per_query = plan.output("--per-query", per_query)
     report_dir = plan.card("--report-dir", report_dir)
+    extra = extra or {}
+    tables = {kind: plan.output(f"--{kind}", path) for kind, path in extra.get("tables", {}).items() if path}
     plan.check()
-    result = evaluate_rankings(files, benchmark, data, names, seed, resamples)
+    result = evaluate_rankings(files, benchmark, data, names, seed, resamples, metrics=extra.get("metrics", ()))
     report = result.report
     for source, note in report["env"].get("formats", {}).items():
         click.echo(f"{source}: read as {note}", err=True)
@@ -59,7 +65,23 @@ def _score_and_print(
         heading = f"{comparison['system']} minus {first} (paired; p Holm-adjusted over {len(content['comparisons'])})"
         print_table(comparison_table(heading, rows, metrics))
     click.echo(report_line(output, report))
+    write_tables(report, tables)
     finish_outputs(report, result.per_query, per_query, report_dir)
+
+
+def write_tables(report: dict, tables: dict) -> None:
+    """The report's results (and paired differences) as CSV and LaTeX tables, where asked."""
+    if not tables:
+        return
+    from memrecall.io import atomic_write_text
+    from memrecall.reports.frames import COLUMNS, PAIRED, table_rows
+    from memrecall.reports.table_text import csv_table, latex_table
+
+    rows = table_rows(report)
+    header = [*COLUMNS, *PAIRED]
+    for kind, path in tables.items():
+        atomic_write_text(path, csv_table(header, rows) if kind == "csv" else latex_table(header, rows, 4))
+        click.echo(f"{kind} table: {path} ({len(rows)} rows)")
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -90,11 +112,24 @@ def _names(text: str | None) -> list[str] | None:
     help="A second system's rankings, paired against the first (see also `memrecall compare`).",
 )
 @bootstrap_options
+@metrics_option
 @output_options
 @QUIET_OPTION
 @sign_option
 def evaluate(
-    rankings, benchmark_name, data, name, output, compare, seed, resamples, per_query, report_dir, quiet, sign_key
+    rankings,
+    benchmark_name,
+    data,
+    name,
+    output,
+    compare,
+    seed,
+    resamples,
+    metrics,
+    per_query,
+    report_dir,
+    quiet,
+    sign_key,
 ) -> None:
     """Score a rankings file (JSONL or TREC run) strictly."""
     files = [rankings, compare] if compare else [rankings]
@@ -107,7 +142,18 @@ def evaluate(
         )
     output = output or rankings.with_suffix(".report.json")
     _score_and_print(
-        files, benchmark_name, data, names, seed, resamples, output, per_query, report_dir, sign_key, quiet
+        files,
+        benchmark_name,
+        data,
+        names,
+        seed,
+        resamples,
+        output,
+        per_query,
+        report_dir,
+        sign_key,
+        quiet,
+        {"metrics": metrics},
     )
 
 
@@ -133,12 +179,41 @@ def evaluate(
     is_flag=True,
     help="Compare reports whose comparability manifests differ, labelled 'not like-for-like'.",
 )
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the results and paired differences as a CSV table.",
+)
+@click.option(
+    "--latex",
+    "latex_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write them as a LaTeX tabular (booktabs).",
+)
 @bootstrap_options
+@metrics_option
 @output_options
 @QUIET_OPTION
 @sign_option
 def compare(
-    runs, names, benchmark_name, data, output, allow_mismatch, seed, resamples, per_query, report_dir, quiet, sign_key
+    runs,
+    names,
+    benchmark_name,
+    data,
+    output,
+    allow_mismatch,
+    csv_path,
+    latex_path,
+    seed,
+    resamples,
+    metrics,
+    per_query,
+    report_dir,
+    quiet,
+    sign_key,
 ) -> None:
     """Compare systems: rankings files (paired, Holm-adjusted) or reports (verified, manifests checked)."""
     if len(runs) < 2:
@@ -146,10 +221,29 @@ def compare(
     from memrecall.reports.compare_reports import is_report_file
 
     if all(is_report_file(path) for path in runs):
+        from memrecall.errors import UsageError
+
+        given = [
+            flag for flag, value in (("--metrics", metrics), ("--csv", csv_path), ("--latex", latex_path)) if value
+        ]
+        if given:
+            raise UsageError(f"{given[0]} needs rankings files; reports are compared as they were scored")
         _compare_reports(runs, output, allow_mismatch, sign_key, quiet)
         return
+    extra = {"metrics": metrics, "tables": {"csv": csv_path, "latex": latex_path}}
     _score_and_print(
-        runs, benchmark_name, data, _names(names), seed, resamples, output, per_query, report_dir, sign_key, quiet
+        runs,
+        benchmark_name,
+        data,
+        _names(names),
+        seed,
+        resamples,
+        output,
+        per_query,
+        report_dir,
+        sign_key,
+        quiet,
+        extra,
     )
 
 

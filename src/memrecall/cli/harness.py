@@ -8,7 +8,16 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import RESAMPLES_TYPE, SEED_TYPE, executor_options, make_executor_from, sign_option
+from memrecall.cli.common import (
+    RESAMPLES_TYPE,
+    SEED_TYPE,
+    executor_options,
+    make_executor_from,
+    metrics_option,
+    rankings_format_option,
+    rankings_suffix,
+    sign_option,
+)
 
 
 def _int_list(text: str) -> list[int]:
@@ -81,7 +90,7 @@ def harness_options(function: Callable) -> Callable:
             "--export-rankings",
             type=click.Path(path_type=Path),
             default=None,
-            help="Rankings JSONL (one file per mode: FILE stem + .<mode>.jsonl when several).",
+            help="Rankings file (one per mode: FILE stem + .<mode>.jsonl, or .trec, when several).",
         ),
         click.option(
             "--coverage-k",
@@ -123,33 +132,41 @@ def harness_options(function: Callable) -> Callable:
     ]
     for option in reversed(options):
         function = option(function)
-    return executor_options(sign_option(function))
+    return executor_options(sign_option(metrics_option(rankings_format_option(function))))
 
 
 def run_and_print(benchmark, loaded, options, params: dict, title: str, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
-    from memrecall.cli.common import all_per_query, finish_outputs, report_line, write_report
-    from memrecall.data.rankings import rankings_rows
-    from memrecall.io import write_jsonl
+    from memrecall.cli.common import (
+        all_per_query,
+        check_trec_ids,
+        finish_outputs,
+        report_line,
+        write_rankings,
+        write_report,
+    )
     from memrecall.reports.tables import harness_rows, print_table, results_table
     from memrecall.running.harness import coverage_failures, run_harness
 
     floor = _coverage_floor(params["min_coverage_at"])
     if floor and (options.coverage_depth or 0) < floor[0]:
         options.coverage_depth = max(floor[0], options.coverage_depth or 0)
+    check_trec_ids(loaded.task, params["rankings_format"] if params["export_rankings"] else "jsonl")
     options.device = params["device"]
     options.executor = make_executor_from(params["executor"], params["workers"], params["ray_address"])
     run = run_harness(benchmark, loaded, options)
     output = params["output"]
     run.report = write_report(output, run.report, params["sign_key"])
     for mode, path in params["export_rankings"].items():
-        write_jsonl(path, rankings_rows(loaded.task, run.rankings[mode], benchmark.row_keys))
+        write_rankings(path, loaded.task, run.rankings[mode], benchmark.row_keys, params["rankings_format"], mode)
         click.echo(f"rankings: {path}")
     if after_run is not None:
         after_run(run)
     if not params["quiet"]:
         content = run.report["content"]
-        metrics = [*content["headline_metrics"], "mrr"]
+        metrics = list(
+            dict.fromkeys([*content["headline_metrics"], "mrr", *content["scoring"].get("requested_metrics", [])])
+        )
         print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group")))
         session_rows = harness_rows(run.report, key="turn_to_session_results")
         if session_rows:
@@ -166,11 +183,11 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
             sys.exit(1)
 
 
-def export_paths(export: Path | None, modes) -> dict[str, Path]:
-    """Where each mode's rankings go: FILE itself for one mode, FILE stem + .<mode>.jsonl for several."""
+def export_paths(export: Path | None, modes, suffix: str = ".jsonl") -> dict[str, Path]:
+    """Where each mode's rankings go: FILE itself for one mode, FILE stem + .<mode> + suffix for several."""
     if export is None:
         return {}
-    return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}.jsonl") for m in modes}
+    return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}{suffix}") for m in modes}
 
 
 def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path | None = None) -> dict[str, Path]:
@@ -184,7 +201,7 @@ def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path 
     plan = new_plan(params["cache_dir"], writes_cache=True)
     params["data"] = plan.input("--data", params["data"])
     params["output"] = plan.output("--output", params["output"] or default_output)
-    exports = export_paths(params["export_rankings"], modes)
+    exports = export_paths(params["export_rankings"], modes, rankings_suffix(params["rankings_format"]))
     params["export_rankings"] = {m: plan.output("--export-rankings", p) for m, p in exports.items()}
     official = {m: plan.output("--export-official-log", p) for m, p in export_paths(logs, modes).items()}
     params["per_query"] = plan.output("--per-query", params["per_query"])
@@ -208,6 +225,7 @@ def options_from(params: dict, ks: list[int]):
         show_progress=not params["quiet"],
         seed=params["seed"],
         resamples=params["resamples"],
+        metrics=params["metrics"],
     )
 
 

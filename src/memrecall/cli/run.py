@@ -9,16 +9,20 @@ import click
 
 from memrecall.cli.common import (
     bootstrap_options,
+    check_trec_ids,
     data_input,
     executor_options,
     finish_outputs,
     make_executor_from,
+    metrics_option,
     new_plan,
     output_options,
     plugin_inputs,
+    rankings_format_option,
     report_line,
     sign_option,
     system_spec_option,
+    write_rankings,
     write_report,
 )
 
@@ -41,8 +45,12 @@ from memrecall.cli.common import (
 @click.option("--name", default=None, help="The system's name in the report [default: its name attribute or ATTR].")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Report JSON path.")
 @click.option(
-    "--export-rankings", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Rankings JSONL to write."
+    "--export-rankings",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Rankings file to write (JSONL, or TREC with --rankings-format trec).",
 )
+@rankings_format_option
 @click.option(
     "--export-official-log",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -52,6 +60,7 @@ from memrecall.cli.common import (
 @click.option("--model", default=None, help="Encoder for built-in dense systems.")
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder.")
 @bootstrap_options
+@metrics_option
 @output_options
 @executor_options
 @sign_option
@@ -63,11 +72,13 @@ def run(
     name,
     output,
     export_rankings,
+    rankings_format,
     export_official_log,
     model,
     cache_dir,
     seed,
     resamples,
+    metrics,
     per_query,
     report_dir,
     executor,
@@ -81,9 +92,7 @@ def run(
     default_output = os.path.abspath("results")  # fixed before any user code runs (it may change folder)
     from memrecall.api import run_system
     from memrecall.benchmarks import get_benchmark
-    from memrecall.data.rankings import rankings_rows
     from memrecall.encoding.encoders import SharedEncoder
-    from memrecall.io import write_jsonl
     from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.systems.contract import adapt
     from memrecall.systems.registry import SystemContext, load_system
@@ -111,6 +120,7 @@ def run(
     if not quiet:
         click.echo(f"loading {path}...", err=True)
     loaded = benchmark.load(path)
+    check_trec_ids(loaded.task, rankings_format if export_rankings else "jsonl")
     where = make_executor_from(executor, workers, ray_address)
     encoder.attach(where)
     result = run_system(
@@ -122,11 +132,12 @@ def run(
         show_progress=not quiet,
         loaded=loaded,
         executor=where,
+        metrics=metrics,
     )
     report = write_report(output, result.report, sign_key)
     ((system_name, rankings),) = result.rankings.items()
     if export_rankings:
-        write_jsonl(export_rankings, rankings_rows(loaded.task, rankings, benchmark.row_keys))
+        write_rankings(export_rankings, loaded.task, rankings, benchmark.row_keys, rankings_format, system_name)
         click.echo(f"rankings: {export_rankings}")
     if export_official_log:
         from memrecall.io import atomic_text_writer

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options
+from memrecall.cli.common import bootstrap_options, metrics_option, rankings_format_option
 
 
 @click.command()
@@ -35,9 +35,11 @@ from memrecall.cli.common import bootstrap_options
     required=True,
     help="Folder: OUT/BENCHMARK/SYSTEM.{report.json,rankings.jsonl,scores.jsonl} and OUT/summary.{md,csv,tex}.",
 )
+@rankings_format_option
 @bootstrap_options
+@metrics_option
 @click.option("--quiet", is_flag=True, help="No line per pair.")
-def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quiet) -> None:
+def sweep(systems_text, benchmarks_text, data_values, out, rankings_format, seed, resamples, metrics, quiet) -> None:
     """Run every system on every benchmark through `memrecall run`; a failing pair is reported and skipped.
 
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
@@ -52,7 +54,9 @@ def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quie
     entries = sweep_benchmarks(
         [b.strip() for b in benchmarks_text.split(",") if b.strip()], parse_data_options(data_values)
     )
-    planned = {f"{e.name}/{s}": list(output_paths(out, s, e.name).values()) for e in entries for s in systems}
+    planned = {
+        f"{e.name}/{s}": list(output_paths(out, s, e.name, rankings_format).values()) for e in entries for s in systems
+    }
     summary = {kind: out / f"summary.{kind}" for kind in ("md", "csv", "tex")}
     plan = new_plan()
     for entry in entries:
@@ -63,7 +67,9 @@ def sweep(systems_text, benchmarks_text, data_values, out, seed, resamples, quie
     for kind, path in summary.items():
         plan.output(f"summary.{kind}", path)
     plan.check()
-    outcomes = run_sweep(systems, entries, out, seed, resamples, say=(lambda _: None) if quiet else click.echo)
+    extra = ["--metrics", ",".join(metrics)] if metrics else []
+    say = (lambda _: None) if quiet else click.echo
+    outcomes = run_sweep(systems, entries, out, seed, resamples, extra, say, rankings_format)
     rows = summary_rows(outcomes)
     atomic_write_text(summary["md"], markdown_summary(rows))
     atomic_write_text(summary["csv"], csv_summary(rows))

@@ -27,7 +27,9 @@ def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_polic
     protocol = dataset.get("protocol") if isinstance(dataset, dict) else None
     stratum = content.get("primary_stratum")
     by_group = results.get(f"by_{stratum}", {}) if stratum else {}
-    ks = sorted({m.k for m in map(parse_metric, content["scoring"]["metrics"]) if m.k is not None})
+    added = set(content["scoring"].get("requested_metrics", []))  # --metrics: beside the policy, not part of it
+    own = [name for name in content["scoring"]["metrics"] if name not in added]
+    ks = sorted({m.k for m in map(parse_metric, own) if m.k is not None})
     return {
         "schema": SCHEMA,
         "split": {

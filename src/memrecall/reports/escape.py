@@ -55,3 +55,25 @@ def html_text(value: Any) -> str:
 def html_attr(value: Any) -> str:
     """`value` as a quoted HTML attribute value (quotes, backticks and line breaks cannot end it)."""
     return html.escape(str(value), quote=True).replace("`", "&#96;").replace("\n", "&#10;").replace("\r", "&#13;")
+
+
+LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
+
+def latex_text(value: Any) -> str:
+    """`value` as literal LaTeX text on one line: every special character escaped, control characters gone."""
+    return "".join(LATEX_SPECIALS.get(char, char) for char in " ".join(one_line(value).split()))

@@ -12,7 +12,7 @@ from memrecall.reports.baseline_report import baseline_content
 from memrecall.reports.content import make_report
 from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
-from memrecall.scoring.policy import ScoringConfig, score_task
+from memrecall.scoring.policy import ScoringConfig, parse_metric_list, score_task
 
 # parts of an entry that follow from the rankings; every other key of an entry (config, declared flags) is a claim
 DERIVED = {"systems": ("results", "rankings_sha256"), "baseline": ("results",)}
@@ -60,20 +60,23 @@ def replay_content(report: dict, rankings: Sequence[str | Path], data: str | Pat
     content = report["content"]
     bootstrap = content["scoring"]["bootstrap"]
     seed, resamples = bootstrap["seed"], bootstrap["resamples"]
+    requested = _requested(content["scoring"])
     data = Path(data) if data is not None else None
     if content.get("kind") == "systems":
         bench = get_benchmark(content["benchmark"])
         names = list(content["system_order"])
         loaded = load_for(bench, content, data)
         runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
-        replayed = systems_report(bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples))["content"]
+        replayed = systems_report(
+            bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples, metrics=requested)
+        )["content"]
         return _keep_claims(replayed, content, "systems", DERIVED["systems"])
     if content.get("kind") == "baseline":
         bench = get_benchmark("epirec")
         names = list(content["strategy_order"])
         loaded = load_for(bench, content, data)
         runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
-        scoring = ScoringConfig(seed=seed, resamples=resamples)
+        scoring = ScoringConfig(seed=seed, resamples=resamples).with_requested(requested)
         entries = {
             name: {
                 **_claims(content["strategies"][name], DERIVED["baseline"]),
@@ -87,6 +90,14 @@ def replay_content(report: dict, rankings: Sequence[str | Path], data: str | Pat
         f"replay covers reports of run, evaluate, compare and baseline, not {short(repr(content.get('kind')))}; "
         "score the exported rankings with `memrecall evaluate` instead"
     )
+
+
+def _requested(scoring: dict) -> tuple[str, ...]:
+    """The metrics a report's --metrics asked for (none for a report made without it)."""
+    names = scoring.get("requested_metrics", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ConfigError("content.scoring.requested_metrics must be a list of metric names")
+    return parse_metric_list(names) if names else ()
 
 
 def _claims(entry: Any, derived: Sequence[str]) -> dict:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
+
+from memrecall.reports.escape import latex_text
+from memrecall.reports.table_text import csv_table, latex_table, markdown_table
 
 HEADER = ["benchmark", "system", "status", "group", "metric", "value", "ci_low", "ci_high"]
 COST = ["index_s", "latency_p50_ms", "latency_p95_ms", "peak_rss_mib"]
@@ -17,7 +18,7 @@ def cost_of(report: dict) -> dict:
 
 
 def summary_rows(outcomes: Sequence) -> list[list[str]]:
-    """Rows of the summary in the outcomes' order: the primary metric per headline group, then cost."""
+    """Rows of the summary in the outcomes' order: the primary metric (then any --metrics) per headline group, cost."""
     rows = []
     for outcome in outcomes:
         if outcome.report is None:
@@ -32,20 +33,22 @@ def summary_rows(outcomes: Sequence) -> list[list[str]]:
         cost = cost_of(outcome.report)
         latency = cost.get("query_latency_ms", {})
         costs = [cost.get("index_seconds"), latency.get("p50"), latency.get("p95"), cost.get("peak_rss_mib")]
+        requested = content["scoring"].get("requested_metrics", [])
         for group, row in cells:
-            value = row.get(metric, {})
-            numbers = [f"{value[k]:.3f}" if k in value else "" for k in ("value", "ci_low", "ci_high")]
-            rows.append(
-                [
-                    outcome.entry,
-                    outcome.system,
-                    "ok",
-                    group,
-                    metric,
-                    *numbers,
-                    *("" if c is None else f"{c:g}" for c in costs),
-                ]
-            )
+            for name in dict.fromkeys([metric, *requested]):
+                value = row.get(name, {})
+                numbers = [f"{value[k]:.3f}" if k in value else "" for k in ("value", "ci_low", "ci_high")]
+                rows.append(
+                    [
+                        outcome.entry,
+                        outcome.system,
+                        "ok",
+                        group,
+                        name,
+                        *numbers,
+                        *("" if c is None else f"{c:g}" for c in costs),
+                    ]
+                )
     return rows
 
 
@@ -59,46 +62,19 @@ def _markdown_cell(text: str) -> str:
 
 def markdown_summary(rows: Sequence[Sequence[str]]) -> str:
     """The summary as a Markdown table."""
-    header = [*HEADER, *COST]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_markdown_cell(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
+    return markdown_table([*HEADER, *COST], rows, _markdown_cell)
 
 
 def csv_summary(rows: Sequence[Sequence[str]]) -> str:
     """The summary as CSV (RFC 4180 quoting, LF line ends)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*HEADER, *COST])
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-LATEX_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
+    return csv_table([*HEADER, *COST], rows)
 
 
 def latex_cell(text: str) -> str:
     """Text with LaTeX's special characters escaped."""
-    return "".join(LATEX_SPECIALS.get(char, char) for char in " ".join(str(text).split()))
+    return latex_text(text)
 
 
 def latex_summary(rows: Sequence[Sequence[str]]) -> str:
     """The summary as a LaTeX tabular (booktabs rules)."""
-    header = [*HEADER, *COST]
-    lines = [r"\begin{tabular}{" + "l" * 5 + "r" * (len(header) - 5) + "}", r"\toprule"]
-    lines.append(" & ".join(latex_cell(h) for h in header) + r" \\")
-    lines.append(r"\midrule")
-    lines += [" & ".join(latex_cell(c) for c in row) + r" \\" for row in rows]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
+    return latex_table([*HEADER, *COST], rows, 5)

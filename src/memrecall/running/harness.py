@@ -41,6 +41,7 @@ class HarnessOptions:
     resamples: int = 2000
     device: str = "auto"
     executor: Any = None
+    metrics: Sequence[str] = ()
 
 
 @dataclass
@@ -77,7 +78,7 @@ def embeddings_available(model: str | None) -> bool:
 def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -> HarnessRun:
     """Run each mode over the task, score it with the benchmark's policy, add diagnostics, and sign."""
     task = loaded.task
-    scoring = benchmark.scoring(options.ks, options.seed, options.resamples)
+    scoring = benchmark.scoring(options.ks, options.seed, options.resamples, options.metrics)
     stratum = benchmark.primary_stratum
     encoder = SharedEncoder(options.model, options.cache, options.device, options.executor)
     context = SystemContext(encoder.get, options.dense_policy, options.show_progress)

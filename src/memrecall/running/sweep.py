@@ -77,14 +77,27 @@ def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[Swe
     return out
 
 
-def output_paths(out: Path, system: str, entry: str) -> dict[str, Path]:
-    """Where one pair's report, rankings and per-query scores go: OUT/ENTRY/SYSTEM.*."""
+def output_paths(out: Path, system: str, entry: str, rankings_format: str = "jsonl") -> dict[str, Path]:
+    """Where one pair's report, rankings (.jsonl, or .trec) and per-query scores go: OUT/ENTRY/SYSTEM.*."""
     folder = out / entry
     return {
         "report": folder / f"{system}.report.json",
-        "rankings": folder / f"{system}.rankings.jsonl",
+        "rankings": folder / f"{system}.rankings.{'trec' if rankings_format == 'trec' else 'jsonl'}",
         "scores": folder / f"{system}.scores.jsonl",
     }
+
+
+def as_trec(bench, loaded, rankings_text: str, tag: str) -> str:
+    """A pair's JSONL rankings as a TREC run (strictly checked against the task first)."""
+    from memrecall.data.rankings import check_rows, parse_rankings_text
+    from memrecall.errors import RankingsError
+    from memrecall.reports.interchange import trec_run_text
+
+    parsed, problems = parse_rankings_text(rankings_text, "rankings")
+    rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)
+    if problems or mismatches:
+        raise RankingsError("rankings", problems + mismatches)
+    return trec_run_text(loaded.task, rankings, tag)
 
 
 def run_pair(system: str, entry: SweepBenchmark, seed: int, resamples: int, extra: Sequence[str] = ()) -> tuple:
@@ -116,6 +129,7 @@ def sweep(
     resamples: int = 2000,
     extra: Sequence[str] = (),
     say: Callable[[str], None] = lambda _: None,
+    rankings_format: str = "jsonl",
 ) -> list[PairOutcome]:
     """Every system on every entry; failures are recorded and skipped, never stop the rest."""
     from memrecall.errors import MemrecallError
@@ -136,11 +150,13 @@ def sweep(
             try:
                 report, rankings_text = run_pair(system, entry, seed, resamples, extra)
                 rows = scores_rows(bench, loaded, report, rankings_text)
+                if rankings_format == "trec":
+                    rankings_text = as_trec(bench, loaded, rankings_text, system)
             except MemrecallError as exc:
                 say(f"{entry.name} / {system}: failed, {exc}")
                 outcomes.append(PairOutcome(system, entry.name, None, str(exc)))
                 continue
-            paths = output_paths(out, system, entry.name)
+            paths = output_paths(out, system, entry.name, rankings_format)
             write_json(paths["report"], report)
             atomic_write_text(paths["rankings"], rankings_text)
             write_scores(paths["scores"], rows)

@@ -2,9 +2,11 @@
 
 Names follow one grammar, parsed rather than hard-coded: `recall@k` is 1 when any target is in
 the top k (TREC's Success@k), `recall_all@k` when every target is, `mrr` is the reciprocal rank
-of the first target, `ndcg@k` is binary-relevance nDCG with the 1/log2(rank + 1) discount, and
-`ndcg_lme@k` is the variant in LongMemEval's own retrieval evaluation, whose DCG gives rank 1
-weight 1 and rank r >= 2 weight 1/log2(r) (so ranks 1 and 2 count the same).
+of the first target, `ndcg@k` is nDCG with the 1/log2(rank + 1) discount (binary, or graded when
+the judgements carry grades), and `ndcg_lme@k` is the variant in LongMemEval's own retrieval
+evaluation, whose DCG gives rank 1 weight 1 and rank r >= 2 weight 1/log2(r) (so ranks 1 and 2
+count the same). `frac_recall@k`, `precision@k`, `r_precision`, `map`, `map@k` and `mrr@k` are
+trec_eval's R@k, P@k, Rprec, AP, AP@k and RR@k (see measures.py).
 """
 
 from __future__ import annotations
@@ -12,17 +14,25 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-_METRIC = re.compile(r"^(recall|recall_all|ndcg|ndcg_lme)@([1-9][0-9]*)$|^(mrr)$")
+from memrecall.scoring.measures import graded_ndcg, measure_values
+
+_CUT = ("recall", "recall_all", "frac_recall", "precision", "ndcg", "ndcg_lme", "map", "mrr")
+_UNCUT = ("mrr", "map", "r_precision")
+_METRIC = re.compile(rf"^({'|'.join(_CUT)})@([1-9][0-9]*)$|^({'|'.join(_UNCUT)})$")
+MAX_K = 100_000
+KNOWN_METRICS = (
+    "recall@k, recall_all@k, frac_recall@k, precision@k, r_precision, map, map@k, mrr, mrr@k, ndcg@k, ndcg_lme@k"
+)
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A parsed metric name: kind is recall, recall_all, ndcg or mrr; k is None for mrr."""
+    """A parsed metric name: its kind (recall, map, ndcg...) and cut-off k, None for mrr, map and r_precision."""
 
     kind: str
     k: int | None
@@ -34,12 +44,12 @@ class Metric:
 
 
 def parse_metric(name: str) -> Metric:
-    """Parse `recall@3`, `recall_all@10`, `ndcg@10`, `ndcg_lme@10` or `mrr`; raise ValueError otherwise."""
+    """Parse a metric name such as `recall@3`, `map@10` or `mrr`; raise ValueError naming the known ones otherwise."""
     match = _METRIC.match(name.strip().lower())
-    if not match:
-        raise ValueError(f"unknown metric {name!r}; use recall@k, recall_all@k, ndcg@k, ndcg_lme@k or mrr")
+    if not match or (match.group(2) and int(match.group(2)) > MAX_K):
+        raise ValueError(f"unknown metric {name!r}; known: {KNOWN_METRICS} (k from 1 to {MAX_K})")
     if match.group(3):
-        return Metric("mrr", None)
+        return Metric(match.group(3), None)
     return Metric(match.group(1), int(match.group(2)))
 
 
@@ -47,6 +57,12 @@ def target_ranks(doc_ids: Sequence[str], targets: frozenset[str]) -> list[float]
     """1-based ranks of the targets in a ranking, sorted; inf for a target the ranking lacks."""
     position = {doc_id: i + 1 for i, doc_id in enumerate(doc_ids)}
     return sorted(float(position.get(t, np.inf)) for t in targets)
+
+
+def graded_target_ranks(doc_ids: Sequence[str], grades: Mapping[str, float]) -> list[tuple[float, float]]:
+    """(1-based rank, grade) of each graded target, by rank; inf for a target the ranking lacks."""
+    position = {doc_id: i + 1 for i, doc_id in enumerate(doc_ids)}
+    return sorted((float(position.get(t, np.inf)), float(g)) for t, g in grades.items())
 
 
 def rank_matrix(rank_lists: Sequence[Sequence[float]]) -> np.ndarray:
@@ -58,8 +74,16 @@ def rank_matrix(rank_lists: Sequence[Sequence[float]]) -> np.ndarray:
     return matrix
 
 
-def metric_values(metric: Metric, ranks: np.ndarray) -> np.ndarray:
-    """Per-query values of one metric from a rank matrix (every row needs at least one target)."""
+def metric_values(metric: Metric, ranks: np.ndarray, gains: np.ndarray | None = None) -> np.ndarray:
+    """Per-query values of one metric from a rank matrix (every row needs at least one target).
+
+    `gains` (the same shape, each target's grade) makes ndcg@k graded; every other metric counts a
+    target as relevant whatever its grade, as trec_eval does.
+    """
+    if metric.kind in ("frac_recall", "precision", "r_precision", "map") or (metric.kind == "mrr" and metric.k):
+        return measure_values(metric.kind, metric.k, ranks)
+    if metric.kind == "ndcg" and gains is not None:
+        return graded_ndcg(int(metric.k or 0), ranks, gains)
     present = ~np.isnan(ranks)
     safe = np.where(present, ranks, np.inf)
     first = safe.min(axis=1)

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from memrecall.data.model import JudgedQuery, Ranking, Task
 from memrecall.errors import ConfigError
 from memrecall.scoring.metrics import (
+    KNOWN_METRICS,
+    MAX_K,
     Metric,
     bootstrap_ci,
     exact_mean,
+    graded_target_ranks,
     group_rng,
     metric_values,
     parse_metric,
@@ -37,6 +40,29 @@ def check_bootstrap(seed: object, resamples: object) -> None:
         raise ConfigError(f"resamples must be an integer from {MIN_RESAMPLES} to {MAX_RESAMPLES}, got {resamples!r}")
 
 
+def parse_metric_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
+    """`recall@5,map` (or a list of names) as canonical names; an unknown one is a ConfigError listing the known."""
+    if text is None:
+        return ()
+    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text)]
+    if not any(names):
+        raise ConfigError(f"--metrics is empty; known: {KNOWN_METRICS}")
+    out = []
+    for name in names:
+        try:
+            out.append(parse_metric(name).name)
+        except ValueError:
+            raise ConfigError(
+                f"--metrics: unknown metric {name!r}; known: {KNOWN_METRICS} (k from 1 to {MAX_K})"
+            ) from None
+    return tuple(dict.fromkeys(out))
+
+
+def cut_offs(names: Sequence[str]) -> list[int]:
+    """The cut-offs k of the named metrics that have one (map@10 -> 10; map -> none)."""
+    return [k for k in (parse_metric(n).k for n in names) if k is not None]
+
+
 @dataclass(frozen=True)
 class ScoringConfig:
     """Which metrics, which strata groupings, and how the bootstrap is drawn."""
@@ -48,9 +74,20 @@ class ScoringConfig:
     resamples: int = 2000
     confidence: float = 0.95
     count_without_targets_by: tuple[str, ...] = ()
+    requested: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_bootstrap(self.seed, self.resamples)
+
+    def with_requested(self, names: Sequence[str]) -> ScoringConfig:
+        """This policy with the metrics a user asked for (--metrics) added after its own; itself when none is new.
+
+        `requested` keeps only the added names, so the policy's own are the metrics not in it.
+        """
+        added = tuple(n for n in parse_metric_list(names or None) if n not in self.metrics)
+        if not added:
+            return self
+        return replace(self, metrics=(*self.metrics, *added), requested=(*self.requested, *added))
 
     def describe(self) -> dict:
         """The config as it is recorded in reports."""
@@ -65,6 +102,8 @@ class ScoringConfig:
                 "unit": "query",
             },
         }
+        if self.requested:
+            described["requested_metrics"] = list(self.requested)
         if self.apart_groupings:
             described["apart_groupings"] = ["apart_" + grouping_name(g) for g in self.apart_groupings]
         return described
@@ -81,10 +120,20 @@ def per_query_values(task: Task, rankings: Mapping[str, Ranking], metrics: Seque
     missing = [q.id for q in scored if q.id not in rankings]
     if missing:
         raise KeyError(f"no ranking for {len(missing)} quer{'y' if len(missing) == 1 else 'ies'}, e.g. {missing[0]}")
-    ranks = rank_matrix([target_ranks(rankings[q.id].doc_ids, q.targets) for q in scored])
     if not scored:
         return np.zeros((len(metrics), 0))
+    if any(q.grades for q in scored):
+        return _graded_values(scored, rankings, metrics)
+    ranks = rank_matrix([target_ranks(rankings[q.id].doc_ids, q.targets) for q in scored])
     return np.stack([metric_values(m, ranks) for m in metrics])
+
+
+def _graded_values(scored: Sequence[JudgedQuery], rankings: Mapping[str, Ranking], metrics: Sequence[Metric]):
+    """Metric values where some judgements carry grades: ndcg@k takes them as gains, the rest count relevance."""
+    pairs = [graded_target_ranks(rankings[q.id].doc_ids, {t: q.gain(t) for t in q.targets}) for q in scored]
+    ranks = rank_matrix([[rank for rank, _ in row] for row in pairs])
+    gains = rank_matrix([[gain for _, gain in row] for row in pairs])
+    return np.stack([metric_values(m, ranks, gains) for m in metrics])
 
 
 def summarize(values: np.ndarray, names: Sequence[str], group: str, config: ScoringConfig) -> dict:

@@ -1,0 +1,52 @@
+"""`memrecall qrels`: a benchmark's judgements as TREC qrels, for trec_eval, pytrec_eval, ir_measures or ranx."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memrecall.cli.common import new_plan
+
+
+@click.command()
+@click.argument("benchmark_name", metavar="BENCHMARK")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Dataset file [default for epirec, epirec-v1 and epirec-v2: the bundled release].",
+)
+@click.option(
+    "--granularity",
+    type=click.Choice(["session", "turn"]),
+    default=None,
+    help="longmemeval benchmarks: session or turn ids, as `memrecall longmemeval --granularity` ranks them.",
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Qrels file to write.")
+@click.option(
+    "--headline-only",
+    is_flag=True,
+    help="Only the queries the headline scores (no abstention or LoCoMo category 5), to match `overall`.",
+)
+def qrels(benchmark_name: str, data: Path | None, granularity: str | None, out: Path, headline_only: bool) -> None:
+    """Write a benchmark's judgements as TREC qrels: `query_id 0 doc_id grade`, one line per target."""
+    from memrecall.benchmarks import get_benchmark
+    from memrecall.io import atomic_write_text
+    from memrecall.reports.interchange import qrels_text
+    from memrecall.running.sweep import sweep_benchmarks
+
+    (entry,) = sweep_benchmarks([benchmark_name], {benchmark_name: data} if data is not None else {})
+    benchmark = get_benchmark(entry.benchmark)
+    if granularity is not None and not benchmark.name.startswith("longmemeval"):
+        raise click.BadParameter(
+            "only for the longmemeval benchmarks (LoCoMo: locomo-turn)", param_hint="--granularity"
+        )
+    plan = new_plan()
+    path = plan.input("--data", benchmark.resolve_data(entry.data))
+    out = plan.output("--out", out)
+    plan.check()
+    options = {"granularity": granularity} if granularity else {}
+    text, queries, judgements = qrels_text(benchmark.load(path, **options).task, headline_only)
+    atomic_write_text(out, text)
+    click.echo(f"qrels: {out} ({queries} queries, {judgements} judgements)")
