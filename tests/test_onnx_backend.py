@@ -266,13 +266,13 @@ def test_onnx_path_encodes_without_importing_torch(onnx_cache, tmp_path, command
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "HEAVY [] ORT True"
     report = json.loads(next(tmp_path.glob("*.json")).read_text())
-    identities = list(_encoder_identities(report["content"]))
-    if command[0] == "run":  # run reports record no system config, so the backend is in env only
-        assert identities == []
-    else:
-        assert identities and all(i["backend"] == "onnx" and i["precision"] == "fp32" for i in identities)
-    assert report["env"]["encoder_backend"] == "onnx fp32"
-    assert report["env"]["texts_encoded"] > 0
+    # run reports keep system configs in env (the rankings' sha256 is what they sign); the others in content
+    where = report["env"]["system_configs"] if command[0] == "run" else report["content"]
+    identities = list(_encoder_identities(where))
+    assert identities and all(i["backend"] == "onnx" and i["precision"] == "fp32" for i in identities)
+    if command[0] != "run":
+        assert report["env"]["encoder_backend"] == "onnx fp32"
+        assert report["env"]["texts_encoded"] > 0
 
 
 def _encoder_identities(value):
@@ -285,3 +285,33 @@ def _encoder_identities(value):
     elif isinstance(value, list):
         for item in value:
             yield from _encoder_identities(item)
+
+
+def test_compare_says_a_torch_and_an_onnx_report_differ_in_encoder(onnx_cache, tmp_path, embedding_cache):
+    from memrecall.reports.compare_reports import compare_reports
+
+    shutil.copytree(onnx_cache / "onnx", tmp_path / "cache" / "onnx")
+    paths = []
+    for backend, cache in (("torch", embedding_cache), ("onnx", tmp_path / "cache")):
+        paths.append(tmp_path / f"{backend}.json")
+        result = run(
+            "baseline",
+            "--data",
+            MINI_RELEASE,
+            "--strategies",
+            "recency,dense",
+            "--output",
+            paths[-1],
+            "--cache-dir",
+            cache,
+            "--encoder-backend",
+            backend,
+            "--quiet",
+        )
+        assert result.exit_code == 0, result.output
+    content = compare_reports(paths)["content"]
+    assert content["like_for_like"] is False
+    fields = {m["field"]: (m["first"], m["this"]) for m in content["mismatches"]}
+    assert fields == {"encoder.backend": (None, "onnx"), "encoder.precision": (None, "fp32")}
+    same = compare_reports([paths[1], paths[1]])["content"]
+    assert same["like_for_like"] is True
