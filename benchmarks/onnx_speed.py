@@ -169,7 +169,9 @@ def _recalls(overall: dict) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lme", type=Path, required=True, help="a generated LongMemEval file")
-    parser.add_argument("--locomo", type=Path, default=Path("../shared/data/locomo10.json"))
+    parser.add_argument(
+        "--locomo", type=Path, default=Path(__file__).resolve().parents[2] / "shared/data/locomo10.json"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--questions", type=int, default=2)
     parser.add_argument("--skip", default="", help="comma-separated steps to skip: cold,imports,throughput,recall")

@@ -1,4 +1,6 @@
-"""Regenerate every committed report with torch and with onnx fp32 and compare: `python scripts/onnx_rankings_check.py`.
+"""Regenerate every committed report with torch and with onnx fp32 and compare rankings.
+
+Usage: `python scripts/onnx_rankings_check.py [LOCOMO_FILE]` (default ../shared/data/locomo10.json).
 
 For each report scripts/check_signatures.py checks, both backends write the report and its rankings into a
 temporary folder (one embedding cache per backend, shared by the reports). Printed per report: the queries
@@ -44,9 +46,11 @@ def regenerate(args: list[str], backend: str, folder: Path, cache: Path) -> tupl
 
 def main() -> int:
     """Compare rankings and content of each committed report under both backends."""
-    reports = REPORTS + (LOCOMO_REPORTS if LOCOMO.exists() else [])
-    if not LOCOMO.exists():
-        print(f"{LOCOMO} is not present; LoCoMo reports not checked", file=sys.stderr)
+    locomo = Path(sys.argv[1]) if len(sys.argv) > 1 else LOCOMO  # a worktree's ../shared may be elsewhere
+    locomo_reports = [(name, [str(locomo) if a == str(LOCOMO) else a for a in args]) for name, args in LOCOMO_REPORTS]
+    reports = REPORTS + (locomo_reports if locomo.exists() else [])
+    if not locomo.exists():
+        print(f"{locomo} is not present; LoCoMo reports not checked", file=sys.stderr)
     differing = 0
     with tempfile.TemporaryDirectory() as temp:
         for committed, args in reports:

@@ -63,6 +63,7 @@ class OnnxModel:
         self.tokenizer.enable_padding(pad_id=padding.get("pad_id", 0), pad_token=padding.get("pad_token", "[PAD]"))
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # kinder on a shared CPU
         try:
             self.session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
