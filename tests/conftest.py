@@ -46,3 +46,16 @@ def doc(doc_id: str, text: str, day: int = 1) -> LabelledDocument:
 def query(text: str, targets=("a",), query_id: str = "q") -> JudgedQuery:
     """A scorer-side query against store s asked at 2025-02-01 UTC."""
     return JudgedQuery(query_id, "s", text, datetime(2025, 2, 1, tzinfo=UTC), frozenset(targets))
+
+
+@pytest.fixture(scope="session")
+def onnx_cache(tmp_path_factory) -> Path:
+    """A cache folder holding the bundled MiniLM's fp32 and int8 ONNX exports, made once per test session."""
+    from memrecall.encoding.embeddings import resolve_model, weights_sha256
+    from memrecall.encoding.onnx_export import ensure_export
+
+    folder = tmp_path_factory.mktemp("onnx-cache")
+    source = resolve_model()
+    for precision in ("fp32", "int8"):
+        ensure_export(folder, source.model_id, source.location, weights_sha256(source.location), precision)
+    return folder

@@ -9,6 +9,7 @@ import click
 from memrecall.cli.common import (
     all_per_query,
     bootstrap_options,
+    encoder_options,
     executor_options,
     finish_outputs,
     make_executor_from,
@@ -61,6 +62,7 @@ from memrecall.cli.common import (
 @metrics_option
 @output_options
 @executor_options
+@encoder_options
 @sign_option
 @click.option("--quiet", is_flag=True, help="No progress bars and no table; print only where the report went.")
 def baseline(
@@ -80,6 +82,8 @@ def baseline(
     ray_address,
     workers,
     device,
+    encoder_backend,
+    precision,
     sign_key,
     quiet,
 ) -> None:
@@ -105,6 +109,8 @@ def baseline(
     options = BaselineOptions(
         executor=make_executor_from(executor, workers, ray_address),
         device=device,
+        backend=encoder_backend,
+        precision=precision,
         data=data,
         strategies=names,
         model=model,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -42,6 +43,40 @@ def executor_options(function: Callable) -> Callable:
     for option in reversed(options):
         function = option(function)
     return function
+
+
+def encoder_options(function: Callable) -> Callable:
+    """--encoder-backend and --precision: what engine encodes, checked together before any work runs."""
+
+    @functools.wraps(function)
+    def checked(**params):
+        from memrecall.encoding.backends import choose_backend
+
+        choose_backend(params["encoder_backend"], params["precision"], params.get("device") or "auto")
+        return function(**params)
+
+    options = [
+        click.option(
+            "--encoder-backend",
+            type=click.Choice(["torch", "onnx"]),
+            envvar="MEMRECALL_ENCODER_BACKEND",
+            show_envvar=True,
+            default="torch",
+            show_default=True,
+            help="torch: sentence-transformers (the reference); onnx: the same weights through ONNX Runtime, "
+            "no torch at run time (pip install 'memrecall[onnx]').",
+        ),
+        click.option(
+            "--precision",
+            type=click.Choice(["fp32", "int8"]),
+            default="fp32",
+            show_default=True,
+            help="int8: ONNX Runtime dynamic quantization (onnx backend only; vectors and rankings differ).",
+        ),
+    ]
+    for option in reversed(options):
+        checked = option(checked)
+    return checked
 
 
 def make_executor_from(executor: str, workers: int, ray_address: str | None):

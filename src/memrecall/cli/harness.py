@@ -11,6 +11,7 @@ import click
 from memrecall.cli.common import (
     RESAMPLES_TYPE,
     SEED_TYPE,
+    encoder_options,
     executor_options,
     make_executor_from,
     metrics_option,
@@ -132,7 +133,7 @@ def harness_options(function: Callable) -> Callable:
     ]
     for option in reversed(options):
         function = option(function)
-    return executor_options(sign_option(metrics_option(rankings_format_option(function))))
+    return executor_options(encoder_options(sign_option(metrics_option(rankings_format_option(function)))))
 
 
 def run_and_print(benchmark, loaded, options, params: dict, title: str, after_run=None) -> None:
@@ -216,7 +217,7 @@ def options_from(params: dict, ks: list[int]):
     from memrecall.running.harness import HarnessOptions, resolve_modes
 
     return HarnessOptions(
-        modes=resolve_modes(split_modes(params["modes"]), params["model"]),
+        modes=resolve_modes(split_modes(params["modes"]), params["model"], params["encoder_backend"]),
         ks=ks,
         coverage_depth=params["coverage_k"],
         dense_policy=params["dense_policy"],
@@ -226,6 +227,8 @@ def options_from(params: dict, ks: list[int]):
         seed=params["seed"],
         resamples=params["resamples"],
         metrics=params["metrics"],
+        backend=params["encoder_backend"],
+        precision=params["precision"],
     )
 
 

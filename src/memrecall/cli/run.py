@@ -11,6 +11,7 @@ from memrecall.cli.common import (
     bootstrap_options,
     check_trec_ids,
     data_input,
+    encoder_options,
     executor_options,
     finish_outputs,
     make_executor_from,
@@ -63,6 +64,7 @@ from memrecall.cli.common import (
 @metrics_option
 @output_options
 @executor_options
+@encoder_options
 @sign_option
 @click.option("--quiet", is_flag=True, help="No progress bar and no table.")
 def run(
@@ -85,6 +87,8 @@ def run(
     ray_address,
     workers,
     device,
+    encoder_backend,
+    precision,
     sign_key,
     quiet,
 ) -> None:
@@ -111,7 +115,7 @@ def run(
     if output is not None:
         output = plan.output("--output", output)
     plan.check()
-    encoder = SharedEncoder(model, cache_dir, device)
+    encoder = SharedEncoder(model, cache_dir, device, backend=encoder_backend, precision=precision)
     system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
     chosen = adapt(system, name, default_name).name
     if output is None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memrecall.encoding.backends import EncoderBackend
 from memrecall.encoding.vector_cache import VectorCache
 from memrecall.errors import ConfigError
 
@@ -121,6 +122,8 @@ def load_sentence_model(location: str, device: str):
 
 def encode_batch(model, texts: list[str]) -> np.ndarray:
     """One batch through the model as a single forward pass: normalised float32 vectors."""
+    if hasattr(model, "encode_batch"):  # the ONNX Runtime model encodes a batch as it is
+        return model.encode_batch(texts)
     vectors = model.encode(
         texts, batch_size=max(len(texts), 1), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
     )
@@ -128,6 +131,15 @@ def encode_batch(model, texts: list[str]) -> np.ndarray:
 
 
 BatchRunner = Callable[["Encoder", list[list[str]]], Iterator[tuple[int, np.ndarray]]]
+
+
+def load_model(location: str, device: str, onnx_file: str | None = None):
+    """The ONNX Runtime model when an export is given, else the sentence-transformers model."""
+    if onnx_file is None:
+        return load_sentence_model(location, device)
+    from memrecall.encoding.onnx_encoder import OnnxModel
+
+    return OnnxModel(Path(onnx_file), location)
 
 
 def local_runner(encoder: Encoder, batches: list[list[str]]) -> Iterator[tuple[int, np.ndarray]]:
@@ -145,12 +157,20 @@ class Encoder:
     """
 
     def __init__(
-        self, source: ModelSource, cache_folder: Path, device: str = "auto", runner: BatchRunner | None = None
+        self,
+        source: ModelSource,
+        cache_folder: Path,
+        device: str = "auto",
+        runner: BatchRunner | None = None,
+        backend: EncoderBackend | None = None,
     ) -> None:
         self.source = source
         self.requested_device = device
+        self.backend = backend or EncoderBackend()
         self.weights_sha256 = weights_sha256(source.location)
-        self.cache_key = f"{source.model_id}@{(self.weights_sha256 or 'unhashed')[:16]}"
+        self.cache_key = f"{source.model_id}@{(self.weights_sha256 or 'unhashed')[:16]}{self.backend.cache_suffix()}"
+        self.cache_folder = Path(cache_folder)
+        self._onnx_file: Path | None = None
         self._cache = VectorCache(cache_folder)
         self._model = None
         self._device: str | None = None
@@ -161,14 +181,27 @@ class Encoder:
     def device(self) -> str:
         """The device encoding runs on (resolved from --device on first use)."""
         if self._device is None:
-            self._device = available_device(self.requested_device)
+            onnx = self.backend.name == "onnx"
+            self._device = "cpu" if onnx else available_device(self.requested_device)
         return self._device
 
     def load(self):
         """The model, loaded on first use."""
         if self._model is None:
-            self._model = load_sentence_model(self.source.location, self.device)
+            self._model = load_model(**self.loader_args())
         return self._model
+
+    def loader_args(self) -> dict:
+        """What `load_model` needs to load this encoder in any process (the ONNX file is exported first)."""
+        if self.backend.name == "onnx" and self._onnx_file is None:
+            from memrecall.encoding.onnx_export import ensure_export
+
+            source, precision = self.source, self.backend.precision
+            self._onnx_file = ensure_export(
+                self.cache_folder, source.model_id, source.location, self.weights_sha256, precision
+            )
+        onnx_file = str(self._onnx_file) if self._onnx_file is not None else None
+        return {"location": self.source.location, "device": self.device, "onnx_file": onnx_file}
 
     def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
         """Normalised float32 vectors for `texts`, computing only those missing from the cache."""
@@ -191,11 +224,12 @@ class Encoder:
         """Where the model came from and how many texts this run encoded: unsigned env facts."""
         return {
             "model_origin": self.source.origin,
+            "encoder_backend": f"{self.backend.name} {self.backend.precision}",
             "device": self._device or self.requested_device,
             "texts_encoded": self.encoded_count,
             "damaged_cache_rows_reencoded": self._cache.damaged_rows,
         }
 
     def describe(self) -> dict:
-        """Model id and weights sha256: what identifies the encoder in a signed report."""
-        return {"id": self.source.model_id, "weights_sha256": self.weights_sha256}
+        """Model id, weights sha256 and (unless torch fp32) backend and precision: the encoder in a signed report."""
+        return {"id": self.source.model_id, "weights_sha256": self.weights_sha256, **self.backend.identity()}

@@ -4,21 +4,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memrecall.encoding.backends import choose_backend
 from memrecall.encoding.embeddings import Encoder, cache_dir, resolve_model
 
 
 class SharedEncoder:
     """Loads the encoder (and opens its cache) on first use; every system of the run shares it."""
 
-    def __init__(self, model: str | None, cache: Path | None, device: str = "auto", executor=None) -> None:
+    def __init__(
+        self,
+        model: str | None,
+        cache: Path | None,
+        device: str = "auto",
+        executor=None,
+        backend: str | None = None,
+        precision: str | None = None,
+    ) -> None:
         self.model, self.cache, self.device, self.executor = model, cache, device, executor
+        self.backend = choose_backend(backend, precision, device)
         self._encoder: Encoder | None = None
 
     def get(self) -> Encoder:
         """The encoder, loaded on the first call; it encodes where the executor says."""
         if self._encoder is None:
             runner = self.executor.runner() if self.executor is not None else None
-            self._encoder = Encoder(resolve_model(self.model), cache_dir(self.cache), self.device, runner)
+            self._encoder = Encoder(resolve_model(self.model), cache_dir(self.cache), self.device, runner, self.backend)
         return self._encoder
 
     def attach(self, executor) -> None:

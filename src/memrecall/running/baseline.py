@@ -31,6 +31,8 @@ class BaselineOptions:
     show_progress: bool = False
     device: str = "auto"
     executor: Any = None
+    backend: str | None = None
+    precision: str | None = None
 
 
 @dataclass
@@ -46,7 +48,9 @@ def run_baseline(options: BaselineOptions) -> BaselineRun:
     """Load the data, run each strategy in order through the pipeline, score it, and sign the report."""
     benchmark = get_benchmark("epirec")
     task = benchmark.load(options.data).task
-    encoder = SharedEncoder(options.model, options.cache, options.device, options.executor)
+    encoder = SharedEncoder(
+        options.model, options.cache, options.device, options.executor, options.backend, options.precision
+    )
     context = SystemContext(encoder.get, benchmark.dense_policy, options.show_progress)
     rankings: dict[str, dict[str, Ranking]] = {}
     strategies: dict[str, dict] = {}

@@ -102,7 +102,7 @@ class RayExecutor:
             dataset = ray.data.from_items(items, override_num_blocks=max(1, min(len(items), workers * 8)))
             encoded = dataset.map_batches(
                 EncodeActor,
-                fn_constructor_kwargs={"location": encoder.source.location, "device": encoder.device},
+                fn_constructor_kwargs=encoder.loader_args(),
                 batch_size=1,
                 compute=ray.data.ActorPoolStrategy(size=workers),
                 num_cpus=1,
@@ -179,10 +179,10 @@ def _drain(pending) -> None:
 class EncodeActor:
     """A Ray Data actor: loads the encoder once, then encodes one fixed batch per call."""
 
-    def __init__(self, location: str, device: str) -> None:
-        from memrecall.encoding.embeddings import load_sentence_model
+    def __init__(self, location: str, device: str, onnx_file: str | None = None) -> None:
+        from memrecall.encoding.embeddings import load_model
 
-        self.model = load_sentence_model(location, device)
+        self.model = load_model(location, device, onnx_file)
 
     def __call__(self, batch: dict) -> dict:
         from memrecall.encoding.embeddings import encode_batch

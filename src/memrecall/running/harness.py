@@ -10,6 +10,7 @@ from typing import Any
 from memrecall.benchmarks import Benchmark, Loaded
 from memrecall.data.granularity import turns_to_sessions
 from memrecall.data.model import Ranking
+from memrecall.encoding.backends import choose_backend
 from memrecall.encoding.embeddings import resolve_model
 from memrecall.encoding.encoders import SharedEncoder
 from memrecall.errors import ConfigError
@@ -42,6 +43,8 @@ class HarnessOptions:
     device: str = "auto"
     executor: Any = None
     metrics: Sequence[str] = ()
+    backend: str | None = None
+    precision: str | None = None
 
 
 @dataclass
@@ -52,12 +55,12 @@ class HarnessRun:
     report: dict
 
 
-def resolve_modes(modes: Sequence[str], model: str | None) -> list[str]:
+def resolve_modes(modes: Sequence[str], model: str | None, backend: str | None = None) -> list[str]:
     """Validate mode names; `auto` becomes hybrid when a local encoder is available, else fts5."""
     out = []
     for mode in modes:
         if mode == "auto":
-            mode = "hybrid" if embeddings_available(model) else "fts5"
+            mode = "hybrid" if embeddings_available(model, backend) else "fts5"
         if mode not in MODES:
             raise ConfigError(f"unknown mode {mode!r}; choose from {', '.join(MODES)} or auto")
         if mode in out:
@@ -66,11 +69,12 @@ def resolve_modes(modes: Sequence[str], model: str | None) -> list[str]:
     return out
 
 
-def embeddings_available(model: str | None) -> bool:
-    """True when sentence-transformers imports and the encoder resolves to a local folder."""
-    try:
-        import sentence_transformers  # noqa: F401
-    except ImportError:
+def embeddings_available(model: str | None, backend: str | None = None) -> bool:
+    """True when the backend's engine is installed (found, not imported) and the encoder is a local folder."""
+    from importlib.util import find_spec
+
+    engine = "onnxruntime" if choose_backend(backend).name == "onnx" else "sentence_transformers"
+    if find_spec(engine) is None:
         return False
     return Path(resolve_model(model).location).is_dir()
 
@@ -80,7 +84,9 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
     task = loaded.task
     scoring = benchmark.scoring(options.ks, options.seed, options.resamples, options.metrics)
     stratum = benchmark.primary_stratum
-    encoder = SharedEncoder(options.model, options.cache, options.device, options.executor)
+    encoder = SharedEncoder(
+        options.model, options.cache, options.device, options.executor, options.backend, options.precision
+    )
     context = SystemContext(encoder.get, options.dense_policy, options.show_progress)
     rankings: dict[str, dict[str, Ranking]] = {}
     modes: dict[str, dict] = {}
