@@ -117,10 +117,15 @@ def test_a_copy_of_the_best_row_is_not_separable_from_it(site, tmp_path):
             assert twin.p_holm == 1.0 and not twin.separable
 
 
-def test_rows_are_ordered_best_first_on_the_primary_metric(site):
+def test_rows_are_ordered_best_first_on_the_primary_metric_of_the_hardest_group_first(site):
+    from memrecall.reports.leaderboard_tables import ranking_groups
+
     folder, entries, _ = site
     for table in build_tables(read_entries(entries, load_data({}))):
-        values = [table.cell(e, table.groups[0], table.primary)["value"] for e in table.rows]
+        order = ranking_groups(table, table.rows)
+        means = [sum(table.cell(e, g, table.primary)["value"] for e in table.rows) / len(table.rows) for g in order]
+        assert means == sorted(means) and sorted(order) == sorted(table.groups)
+        values = [tuple(table.cell(e, g, table.primary)["value"] for g in order) for e in table.rows]
         assert values == sorted(values, reverse=True)
 
 
