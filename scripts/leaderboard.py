@@ -55,12 +55,16 @@ def build(site: Path) -> None:
 
 
 def readme_texts(entries: Path) -> dict[Path, str]:
-    """Each README with its leaderboard block rebuilt from `entries` (the EpiRec v2 table, page order)."""
-    from memrecall.reports.leaderboard_entries import load_data, read_entries
+    """Each README with its leaderboard block rebuilt from `entries` (the EpiRec v2 table, page order).
+
+    The entries are read without data: the table needs their signed numbers and order, not a second replay
+    (the page build has replayed them already).
+    """
+    from memrecall.reports.leaderboard_entries import read_entries
     from memrecall.reports.leaderboard_readme import markdown_table, pick, with_table
     from memrecall.reports.leaderboard_tables import build_tables
 
-    table = pick(build_tables(read_entries(entries, load_data({}))), README_TABLE)
+    table = pick(build_tables(read_entries(entries, {})), README_TABLE)
     block = markdown_table(table)
     return {ROOT / n: with_table((ROOT / n).read_text(encoding="utf-8"), block, n) for n in READMES}
 

@@ -13,16 +13,19 @@ PAGES = sorted(
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
+def prose(page: Path) -> str:
+    """A page's text without its fenced code blocks."""
+    return re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+
+
 def anchors(page: Path) -> set[str]:
     """GitHub's heading anchors: lower case, punctuation dropped (hyphens and underscores kept), spaces to hyphens."""
-    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
-    titles = re.findall(r"^#{1,6} (.+)$", text, re.M)
+    titles = re.findall(r"^#{1,6} (.+)$", prose(page), re.M)
     return {re.sub(r"[^\w\- ]", "", t.strip().lower()).replace(" ", "-") for t in titles}
 
 
 def links(page: Path) -> list[str]:
-    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
-    return [t for t in LINK.findall(text) if not re.match(r"^(https?|mailto):", t)]
+    return [t for t in LINK.findall(prose(page)) if not re.match(r"^(https?|mailto):", t)]
 
 
 def test_the_anchor_rule_matches_githubs():
