@@ -1,6 +1,7 @@
 """Executors decide where work happens, never what it computes: Ray gives local's rankings and signatures."""
 
 import json
+import random
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,27 @@ def test_encoding_batches_follow_a_fixed_rule_whatever_the_input_order():
     assert [len(b) for b in forward] == [64, 64, 22]
     lengths = [len(t) for batch in forward for _, t in batch]
     assert lengths == sorted(lengths)
+
+
+@pytest.mark.parametrize("size", [1, 3, 64])
+@pytest.mark.parametrize("seed", range(4))
+def test_batches_by_token_count_hold_one_count_each_and_cut_at_size(seed, size):
+    rng = random.Random(seed)
+    texts = {f"{i:064x}": f"text {i}" for i in range(rng.randrange(1, 200))}
+    tokens = {key: rng.randrange(1, 6) for key in texts}
+    items = list(texts.items())
+    rng.shuffle(items)
+    batches = encoding_batches(dict(items), size=size, tokens=tokens)
+    assert batches == encoding_batches(texts, size=size, tokens=tokens)  # input order does not matter
+    assert sorted(item for batch in batches for item in batch) == sorted(texts.items())
+    for batch in batches:
+        assert 1 <= len(batch) <= size
+        assert len({tokens[key] for key, _ in batch}) == 1
+        assert [key for key, _ in batch] == sorted(key for key, _ in batch)
+    order = [(tokens[batch[0][0]], batch[0][0]) for batch in batches]
+    assert order == sorted(order)
+    runs = {count: sum(1 for v in tokens.values() if v == count) for count in set(tokens.values())}
+    assert len(batches) == sum(-(-run // size) for run in runs.values())  # fewest batches the rule allows
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +99,21 @@ def test_ray_encodes_and_ranks_the_fixture_exactly_as_local(ray_cluster, tmp_pat
     assert ray_rankings == local_rankings and len(ray_rankings) == 2
     assert ray_report["content"] == local["content"] and ray_report["content_sha256"] == local["content_sha256"]
     assert ray_report["env"]["executor"] == "ray" and ray_report["env"]["workers"] == int(workers)
+    assert ray_report["env"]["texts_encoded"] == local["env"]["texts_encoded"] > 0
+
+
+def test_ray_encodes_on_the_onnx_backend_exactly_as_local(ray_cluster, onnx_cache, tmp_path):
+    for name in ("local", "ray"):
+        shutil.copytree(onnx_cache / "onnx", tmp_path / f"cache-{name}" / "onnx")
+    onnx = ("--encoder-backend", "onnx")
+    local, local_rankings = _harness(tmp_path, "local", LME, ["fts5", "dense"], *onnx)
+    ray_report, ray_rankings = _harness(
+        tmp_path, "ray", LME, ["fts5", "dense"], *onnx, "--executor", "ray", "--workers", "2"
+    )
+    assert ray_rankings == local_rankings and len(ray_rankings) == 2
+    assert ray_report["content_sha256"] == local["content_sha256"]
+    assert '"backend": "onnx"' in json.dumps(ray_report["content"])
+    assert ray_report["env"]["encoder_backend"] == "onnx fp32"
     assert ray_report["env"]["texts_encoded"] == local["env"]["texts_encoded"] > 0
 
 

@@ -3,9 +3,11 @@ import math
 import numpy as np
 import pytest
 
+from memrecall.scoring import metrics
 from memrecall.scoring.metrics import (
     Metric,
     bootstrap_ci,
+    group_bootstrap_ci,
     group_rng,
     metric_values,
     parse_metric,
@@ -73,6 +75,23 @@ def test_bootstrap_is_deterministic_and_brackets_the_mean():
 def test_bootstrap_of_constant_values_has_zero_width():
     low, high = bootstrap_ci(np.ones((2, 5)), group_rng(3, "x"), resamples=100)
     assert low.tolist() == [1.0, 1.0] and high.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("n", [1, 7, 504])
+def test_shared_resamples_give_the_bits_of_a_fresh_draw_and_stay_within_their_budget(monkeypatch, n):
+    monkeypatch.setattr(metrics, "_resamples", metrics.OrderedDict())
+    values = np.random.default_rng(n).random((3, n))
+    fresh = bootstrap_ci(values, group_rng(5, f"g{n}"), 300, 0.9)
+    first = group_bootstrap_ci(values, 5, f"g{n}", 300, 0.9)
+    again = group_bootstrap_ci(values[::-1], 5, f"g{n}", 300, 0.9)  # a second system on the same group
+    assert [a.tolist() for a in first] == [a.tolist() for a in fresh]
+    assert [a.tolist() for a in again] == [a[::-1].tolist() for a in fresh]
+    assert len(metrics._resamples) == 1
+    one = metrics._resamples[(5, f"g{n}", n, 300)].nbytes
+    monkeypatch.setattr(metrics, "RESAMPLE_CACHE_BYTES", 2 * one)
+    for group in ("h1", "h2", "h3"):
+        group_bootstrap_ci(values, 5, group, 300, 0.9)
+    assert [key[1] for key in metrics._resamples] == ["h2", "h3"]  # least recently used out first
 
 
 def test_group_rng_differs_by_group_and_seed():

@@ -50,8 +50,8 @@ def test_backend_comes_from_the_option_then_the_environment_then_torch(monkeypat
     ("backend", "identity", "suffix"),
     [
         (EncoderBackend("torch", "fp32"), {}, ""),
-        (EncoderBackend("onnx", "fp32"), {"backend": "onnx", "precision": "fp32"}, "+onnx-fp32"),
-        (EncoderBackend("onnx", "int8"), {"backend": "onnx", "precision": "int8"}, "+onnx-int8"),
+        (EncoderBackend("onnx", "fp32"), {"backend": "onnx", "precision": "fp32"}, "+onnx-fp32-unpadded"),
+        (EncoderBackend("onnx", "int8"), {"backend": "onnx", "precision": "int8"}, "+onnx-int8-unpadded"),
     ],
 )
 def test_identity_and_cache_key_name_the_backend_except_for_torch_fp32(tmp_path, backend, identity, suffix):
@@ -219,7 +219,7 @@ def test_backends_keep_their_vectors_apart_in_one_cache(onnx_cache, tmp_path):
 
     models = sqlite3.connect(tmp_path / "vectors-v2.sqlite").execute("SELECT model FROM models ORDER BY model")
     key = f"{SOURCE.model_id}@{WEIGHTS[:16]}"
-    assert [row[0] for row in models] == [key, f"{key}+onnx-fp32", f"{key}+onnx-int8"]
+    assert [row[0] for row in models] == [key, f"{key}+onnx-fp32-unpadded", f"{key}+onnx-int8-unpadded"]
 
 
 NO_TORCH = """

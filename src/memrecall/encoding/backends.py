@@ -29,8 +29,12 @@ class EncoderBackend:
         return {} if self.is_default else {"backend": self.name, "precision": self.precision}
 
     def cache_suffix(self) -> str:
-        """Appended to the embedding cache's model key, so vectors of different engines never mix."""
-        return "" if self.is_default else f"+{self.name}-{self.precision}"
+        """Appended to the embedding cache's model key, so vectors of different engines never mix.
+
+        onnx's key also names its batching (texts of one token count, unpadded; see encoding_batches),
+        which moves a vector's last bits, so vectors cached under the earlier padded batches are not reused.
+        """
+        return "" if self.is_default else f"+{self.name}-{self.precision}-unpadded"
 
 
 def choose_backend(backend: str | None = None, precision: str | None = None, device: str = "auto") -> EncoderBackend:

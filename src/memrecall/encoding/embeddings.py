@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,14 +95,25 @@ def available_device(requested: str) -> str:
     return select_device(requested, torch.cuda.is_available(), bool(mps and mps.is_available()))
 
 
-def encoding_batches(texts: dict[str, str], size: int = ENCODE_BATCH) -> list[list[tuple[str, str]]]:
-    """The fixed batching rule: (sha256, text) sorted by text length then sha256, cut every `size` items.
+def encoding_batches(
+    texts: dict[str, str], size: int = ENCODE_BATCH, tokens: Mapping[str, int] | None = None
+) -> list[list[tuple[str, str]]]:
+    """The fixed batching rule: (sha256, text) sorted by length then sha256, cut every `size` items.
 
-    A text's vector can differ in its last bits with the batch it is padded in, so every executor
-    encodes exactly these batches, whatever the number of workers.
+    Length is the text's character count, or its token count when `tokens` (sha256 -> count) is
+    given; then a batch is also cut wherever the count changes, so no batch holds padding (the onnx
+    backend). A text's vector can differ in its last bits with the batch it is encoded in, so every
+    executor encodes exactly these batches, whatever the number of workers.
     """
-    ordered = sorted(texts.items(), key=lambda item: (len(item[1]), item[0]))
-    return [ordered[start : start + size] for start in range(0, len(ordered), size)]
+    if tokens is None:
+        ordered = sorted(texts.items(), key=lambda item: (len(item[1]), item[0]))
+        return [ordered[start : start + size] for start in range(0, len(ordered), size)]
+    batches: list[list[tuple[str, str]]] = []
+    for item in sorted(texts.items(), key=lambda item: (tokens[item[0]], item[0])):
+        if not batches or len(batches[-1]) == size or tokens[batches[-1][0][0]] != tokens[item[0]]:
+            batches.append([])
+        batches[-1].append(item)
+    return batches
 
 
 def load_sentence_model(location: str, device: str):
@@ -173,6 +184,7 @@ class Encoder:
         self._onnx_file: Path | None = None
         self._cache = VectorCache(cache_folder)
         self._model = None
+        self._tokenizer = None
         self._device: str | None = None
         self.runner = runner or local_runner
         self.encoded_count = 0
@@ -209,7 +221,7 @@ class Encoder:
         cached = self._cache.get_many(self.cache_key, list(dict.fromkeys(keys)))
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in cached}
         if missing:
-            batches = encoding_batches(missing)
+            batches = encoding_batches(missing, tokens=self.token_counts(missing))
             fresh: dict[str, np.ndarray] = {}
             for index, vectors in self.runner(self, [[t for _, t in batch] for batch in batches]):
                 fresh.update(zip((k for k, _ in batches[index]), vectors, strict=True))
@@ -219,6 +231,16 @@ class Encoder:
             self.encoded_count += len(fresh)
             cached.update(fresh)
         return np.stack([cached[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+    def token_counts(self, texts: dict[str, str]) -> dict[str, int] | None:
+        """sha256 -> token count for the onnx backend, which batches texts of one length; None for torch."""
+        if self.backend.name != "onnx":
+            return None
+        if self._tokenizer is None:
+            from memrecall.encoding.onnx_encoder import FolderTokenizer
+
+            self._tokenizer = FolderTokenizer(self.source.location)
+        return dict(zip(texts, self._tokenizer.token_counts(list(texts.values())), strict=True))
 
     def run_facts(self) -> dict:
         """Where the model came from and how many texts this run encoded: unsigned env facts."""

@@ -47,23 +47,41 @@ def mean_pool_normalise(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+class FolderTokenizer:
+    """The folder's tokenizer.json as sentence-transformers applies it: lower-cased if configured, truncated."""
+
+    def __init__(self, location: str) -> None:
+        from tokenizers import Tokenizer
+
+        folder = Path(location)
+        self.lower = bool(read_json(folder / "sentence_bert_config.json").get("do_lower_case"))
+        try:
+            self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
+            raise ConfigError(f"cannot load the tokenizer {folder / 'tokenizer.json'}: {str(exc)[:200]}") from None
+        padding = self.tokenizer.padding or {}
+        self.tokenizer.enable_truncation(max_length=max_seq_length(folder), strategy="longest_first")
+        self.tokenizer.enable_padding(pad_id=padding.get("pad_id", 0), pad_token=padding.get("pad_token", "[PAD]"))
+
+    def encode(self, texts: list[str]) -> list:
+        """One encoding per text, padded to the batch's longest."""
+        return self.tokenizer.encode_batch([t.lower() if self.lower else t for t in texts])
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """How many tokens the model sees for each text (after truncation, before padding)."""
+        return [sum(e.attention_mask) for e in self.encode(texts)]
+
+
 class OnnxModel:
     """One ONNX Runtime session and the folder's tokenizer, padding each batch to its longest text."""
 
     def __init__(self, model_file: Path, location: str) -> None:
         import onnxruntime
-        from tokenizers import Tokenizer
 
-        folder = Path(location)
-        check_pooling(folder)
-        self.lower = bool(read_json(folder / "sentence_bert_config.json").get("do_lower_case"))
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        padding = self.tokenizer.padding or {}
-        self.tokenizer.enable_truncation(max_length=max_seq_length(folder), strategy="longest_first")
-        self.tokenizer.enable_padding(pad_id=padding.get("pad_id", 0), pad_token=padding.get("pad_token", "[PAD]"))
+        check_pooling(Path(location))
+        self.tokenizer = FolderTokenizer(location)
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # kinder on a shared CPU
         try:
             self.session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
@@ -74,7 +92,7 @@ class OnnxModel:
         """One batch as a single forward pass: normalised float32 vectors."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        encodings = self.tokenizer.encode_batch([t.lower() if self.lower else t for t in texts])
+        encodings = self.tokenizer.encode(texts)
         arrays = {
             "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
             "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -138,14 +139,46 @@ def exact_mean(values: np.ndarray) -> np.ndarray | float:
 def bootstrap_ci(
     values: np.ndarray, rng: np.random.Generator, resamples: int = 2000, confidence: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap CI of the mean over queries for each row of `values` (metrics x queries).
-
-    Resample means are exact: integer counts times integer grid values, summed in int64.
-    """
+    """Percentile bootstrap CI of the mean over queries for each row of `values` (metrics x queries)."""
     values = np.atleast_2d(values)
+    return ci_from_counts(values, draw_counts(rng, values.shape[1], resamples), confidence)
+
+
+def group_bootstrap_ci(
+    values: np.ndarray, seed: int, group: str, resamples: int = 2000, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """bootstrap_ci with group_rng(seed, group), its resamples drawn once and shared by every system scored."""
+    values = np.atleast_2d(values)
+    return ci_from_counts(values, resample_counts(seed, group, values.shape[1], resamples), confidence)
+
+
+def draw_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
+    """How often each of n queries is drawn in each resample (resamples x n)."""
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples)
+
+
+RESAMPLE_CACHE_BYTES = 256 << 20
+_resamples: OrderedDict[tuple[int, str, int, int], np.ndarray] = OrderedDict()
+
+
+def resample_counts(seed: int, group: str, n: int, resamples: int) -> np.ndarray:
+    """draw_counts(group_rng(seed, group), ...), kept (least recently used out first) within RESAMPLE_CACHE_BYTES."""
+    key = (seed, group, n, resamples)
+    if key in _resamples:
+        _resamples.move_to_end(key)
+        return _resamples[key]
+    counts = draw_counts(group_rng(seed, group), n, resamples).astype(np.uint16 if n < 2**16 else np.int64)
+    counts.flags.writeable = False
+    _resamples[key] = counts
+    while sum(c.nbytes for c in _resamples.values()) > RESAMPLE_CACHE_BYTES and len(_resamples) > 1:
+        _resamples.popitem(last=False)
+    return counts
+
+
+def ci_from_counts(values: np.ndarray, counts: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile CI of the resample means; they are exact: integer counts times grid values, summed in int64."""
     n = values.shape[1]
-    counts = rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.int64)
-    means = (counts @ on_grid(values).T) / (n * GRID)
+    means = (counts.astype(np.int64) @ on_grid(values).T) / (n * GRID)
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.percentile(means, [tail, 100.0 - tail], axis=0)
     return low, high

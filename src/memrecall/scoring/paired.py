@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from memrecall.data.model import Ranking, Task
-from memrecall.scoring.metrics import bootstrap_ci, exact_mean, group_rng, on_grid, parse_metric
+from memrecall.scoring.metrics import exact_mean, group_bootstrap_ci, group_rng, on_grid, parse_metric
 from memrecall.scoring.policy import ScoringConfig, in_headline, per_query_values
 
 PERMUTATIONS = 2000
@@ -53,7 +53,7 @@ def compare_systems(
     for group in [*sorted(g for g in groups if g != "overall"), "overall"]:
         members = groups[group]
         diff = values_a[:, members] - values_b[:, members]
-        low, high = bootstrap_ci(diff, group_rng(config.seed, f"compare:{group}"), config.resamples, config.confidence)
+        low, high = group_bootstrap_ci(diff, config.seed, f"compare:{group}", config.resamples, config.confidence)
         row: dict = {"n": len(members)}
         for i, metric in enumerate(metrics):
             p = randomisation_p(diff[i], group_rng(config.seed, f"randomise:{group}:{metric.name}"), permutations)

@@ -13,10 +13,9 @@ from memrecall.scoring.metrics import (
     KNOWN_METRICS,
     MAX_K,
     Metric,
-    bootstrap_ci,
     exact_mean,
     graded_target_ranks,
-    group_rng,
+    group_bootstrap_ci,
     metric_values,
     parse_metric,
     rank_matrix,
@@ -140,7 +139,7 @@ def summarize(values: np.ndarray, names: Sequence[str], group: str, config: Scor
     """Mean and bootstrap CI of each metric over the queries in `values`, with n."""
     n = values.shape[1]
     means = exact_mean(values)
-    low, high = bootstrap_ci(values, group_rng(config.seed, group), config.resamples, config.confidence)
+    low, high = group_bootstrap_ci(values, config.seed, group, config.resamples, config.confidence)
     row: dict = {"n": int(n)}
     for i, name in enumerate(names):
         row[name] = {"value": float(means[i]), "ci_low": float(low[i]), "ci_high": float(high[i])}

@@ -34,7 +34,7 @@ def user_code(system_name: str, method: str, system: Any, context: str = "") -> 
 
 
 def _line(system_name: str, method: str, system: Any, exc: BaseException, what: str) -> str:
-    """"system NAME: METHOD() [CONTEXT] WHAT (at FILE:LINE)", the plug-in's own frame when there is one."""
+    """ "system NAME: METHOD() [CONTEXT] WHAT (at FILE:LINE)", the plug-in's own frame when there is one."""
     where = plugin_frame(exc, system)
     name, _, context = method.partition(" ")
     call = f"{name}()" + (f" {context}" if context else "")
