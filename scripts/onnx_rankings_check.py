@@ -6,6 +6,8 @@ For each report scripts/check_signatures.py checks, both backends write the repo
 temporary folder (one embedding cache per backend, shared by the reports). Printed per report: the queries
 ranked differently per strategy or mode, and whether the onnx report's content equals the committed one once
 the encoder identity's backend and precision are set aside (the only part an onnx default would change).
+Then, for dense on every benchmark with a difference, in this process: how many queries rank differently
+and how many of those are not ties in torch's scores (a swapped pair more than 1e-5 apart).
 Exit 1 when any ranking differs.
 """
 
@@ -44,6 +46,30 @@ def regenerate(args: list[str], backend: str, folder: Path, cache: Path) -> tupl
     return json.loads((folder / "report.json").read_text(encoding="utf-8")), rows
 
 
+TIE_CHECKS = {"docs/locomo_session.json": "locomo", "docs/locomo_turn.json": "locomo-turn"}
+
+
+def tie_check(benchmark_name: str, data: Path) -> str:
+    """Dense on every query with each backend: queries ranked differently, and those not by ties."""
+    from memrecall.benchmarks import get_benchmark
+    from memrecall.encoding.agreement import TIE, dense_rankings, untied_differences
+    from memrecall.encoding.backends import EncoderBackend
+    from memrecall.encoding.embeddings import Encoder, resolve_model
+
+    benchmark = get_benchmark(benchmark_name)
+    task = benchmark.load(data).task
+    with tempfile.TemporaryDirectory() as cache:
+        runs = [
+            dense_rankings(
+                Encoder(resolve_model(), Path(cache), backend=EncoderBackend(name)), task, benchmark.dense_policy
+            )
+            for name in ("torch", "onnx")
+        ]
+    different, untied = untied_differences(*runs)
+    queries = f"{different} of {len(runs[0])} queries ranked differently"
+    return f"dense on {benchmark_name}: {queries}, {len(untied)} not by ties within {TIE} {untied[:5]}"
+
+
 def main() -> int:
     """Compare rankings and content of each committed report under both backends."""
     locomo = Path(sys.argv[1]) if len(sys.argv) > 1 else LOCOMO  # a worktree's ../shared may be elsewhere
@@ -68,8 +94,11 @@ def main() -> int:
             queries = {file: len(rows) for file, rows in torch_rows.items()}
             print(
                 f"{committed}: queries ranked differently {counts} of {queries}; onnx content equals committed "
-                f"apart from backend: {same_content}; torch content equals committed: {torch_same}"
+                f"apart from backend: {same_content}; torch content equals committed: {torch_same}",
+                flush=True,
             )
+            if sum(counts.values()) and committed in TIE_CHECKS:
+                print(tie_check(TIE_CHECKS[committed], locomo), flush=True)
     return 1 if differing else 0
 
 

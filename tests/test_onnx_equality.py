@@ -8,15 +8,12 @@ from conftest import LOCOMO_MISSING, SHARED_DATA
 
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.model import Task
+from memrecall.encoding.agreement import dense_rankings, untied_differences
 from memrecall.encoding.backends import EncoderBackend
 from memrecall.encoding.embeddings import Encoder, resolve_model
-from memrecall.running.pipeline import rank_task
-from memrecall.systems.contract import adapt
-from memrecall.systems.registry import SystemContext, build_builtin
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCOMO = SHARED_DATA / "locomo10.json"
-TIE = 1e-5  # two torch scores this close are a tie the float noise of either backend may order either way
 
 
 @pytest.fixture(scope="module")
@@ -40,27 +37,6 @@ def test_every_epirec_v2_vector_is_within_cosine_0_99999_of_torch(encoders):
     assert np.all(np.abs(np.linalg.norm(onnx_vectors, axis=1) - 1.0) < 1e-5)
     worst = int(np.argmin(cosines))
     assert cosines[worst] >= 0.99999, f"cosine {cosines[worst]:.7f} for {texts[worst][:80]!r}"
-
-
-def untied_differences(torch_runs: dict, onnx_runs: dict) -> tuple[int, list[str]]:
-    """How many queries rank differently, and those whose differences are not ties in torch's scores."""
-    different, untied = 0, []
-    for query_id, reference in torch_runs.items():
-        other = onnx_runs[query_id]
-        if other.doc_ids == reference.doc_ids:
-            continue
-        different += 1
-        scores = dict(zip(reference.doc_ids, reference.scores, strict=True))
-        swapped = [(a, b) for a, b in zip(reference.doc_ids, other.doc_ids, strict=True) if a != b]
-        if any(abs(scores[a] - scores[b]) > TIE for a, b in swapped):
-            untied.append(query_id)
-    return different, untied
-
-
-def dense_rankings(encoder: Encoder, task: Task, policy: str) -> dict:
-    """The built-in dense system's rankings of a task through the pipeline."""
-    system = adapt(build_builtin("dense", SystemContext(lambda: encoder, policy)), "dense")
-    return rank_task(system, task, True).rankings
 
 
 def assert_same_rankings(encoders, task: Task, policy: str) -> None:
