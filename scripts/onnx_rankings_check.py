@@ -52,9 +52,9 @@ TIE_CHECKS = {"docs/locomo_session.json": "locomo", "docs/locomo_turn.json": "lo
 def tie_check(benchmark_name: str, data: Path) -> str:
     """Dense on every query with each backend: queries ranked differently, and those not by ties."""
     from memrecall.benchmarks import get_benchmark
-    from memrecall.encoding.agreement import TIE, dense_rankings, untied_differences
     from memrecall.encoding.backends import EncoderBackend
     from memrecall.encoding.embeddings import Encoder, resolve_model
+    from memrecall.running.agreement import TIE, dense_rankings, untied_differences
 
     benchmark = get_benchmark(benchmark_name)
     task = benchmark.load(data).task

@@ -35,6 +35,22 @@ def test_backend_choices_that_cannot_run_are_one_line_config_errors(backend, pre
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize("absent", [("onnxruntime",), ("tokenizers",), ("onnxruntime", "tokenizers")])
+def test_onnx_without_its_engine_is_one_line_naming_the_extra_before_any_work(tmp_path, monkeypatch, absent):
+    from memrecall.encoding import backends
+
+    real = backends.find_spec
+    monkeypatch.setattr(backends, "find_spec", lambda name: None if name in absent else real(name))
+    assert choose_backend("torch") == EncoderBackend("torch", "fp32")  # torch needs neither
+    output = tmp_path / "out.json"
+    result = run("baseline", "--data", MINI_RELEASE, "--output", output, "--encoder-backend", "onnx", "--quiet")
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"error: --encoder-backend onnx needs {' and '.join(absent)}, not installed here: pip install 'memrecall[onnx]'"
+    ]
+    assert not output.exists()
+
+
 def test_backend_comes_from_the_option_then_the_environment_then_torch(monkeypatch):
     monkeypatch.delenv(BACKEND_ENV, raising=False)
     assert choose_backend() == EncoderBackend("torch", "fp32")
@@ -266,13 +282,10 @@ def test_onnx_path_encodes_without_importing_torch(onnx_cache, tmp_path, command
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "HEAVY [] ORT True"
     report = json.loads(next(tmp_path.glob("*.json")).read_text())
-    # run reports keep system configs in env (the rankings' sha256 is what they sign); the others in content
-    where = report["env"]["system_configs"] if command[0] == "run" else report["content"]
-    identities = list(_encoder_identities(where))
+    identities = list(_encoder_identities(report["content"]))  # signed: the report states its backend
     assert identities and all(i["backend"] == "onnx" and i["precision"] == "fp32" for i in identities)
-    if command[0] != "run":
-        assert report["env"]["encoder_backend"] == "onnx fp32"
-        assert report["env"]["texts_encoded"] > 0
+    assert report["env"]["encoder_backend"] == "onnx fp32"
+    assert report["env"]["texts_encoded"] > 0
 
 
 def _encoder_identities(value):
@@ -287,31 +300,32 @@ def _encoder_identities(value):
             yield from _encoder_identities(item)
 
 
-def test_compare_says_a_torch_and_an_onnx_report_differ_in_encoder(onnx_cache, tmp_path, embedding_cache):
+COMMANDS = {
+    "baseline": ["baseline", "--data", MINI_RELEASE, "--strategies", "recency,dense"],
+    "run": ["run", "epirec", "--system", "hybrid", "--data", MINI_RELEASE],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_compare_says_a_torch_and_an_onnx_report_differ_in_encoder(onnx_cache, tmp_path, embedding_cache, command):
     from memrecall.reports.compare_reports import compare_reports
 
     shutil.copytree(onnx_cache / "onnx", tmp_path / "cache" / "onnx")
     paths = []
     for backend, cache in (("torch", embedding_cache), ("onnx", tmp_path / "cache")):
         paths.append(tmp_path / f"{backend}.json")
-        result = run(
-            "baseline",
-            "--data",
-            MINI_RELEASE,
-            "--strategies",
-            "recency,dense",
-            "--output",
-            paths[-1],
-            "--cache-dir",
-            cache,
-            "--encoder-backend",
-            backend,
-            "--quiet",
-        )
+        options = ["--output", paths[-1], "--cache-dir", cache, "--encoder-backend", backend, "--quiet"]
+        result = run(*COMMANDS[command], *options)
         assert result.exit_code == 0, result.output
     content = compare_reports(paths)["content"]
     assert content["like_for_like"] is False
     fields = {m["field"]: (m["first"], m["this"]) for m in content["mismatches"]}
-    assert fields == {"encoder.backend": (None, "onnx"), "encoder.precision": (None, "fp32")}
+    if command == "baseline":
+        assert fields == {"encoder.backend": (None, "onnx"), "encoder.precision": (None, "fp32")}
+    else:  # a run report names the encoder in the system's signed entry
+        torch_identity, onnx_identity = fields.pop("encoder")
+        assert fields == {}
+        assert onnx_identity == {**torch_identity, "backend": "onnx", "precision": "fp32"}
+        assert torch_identity["id"] == "sentence-transformers/all-MiniLM-L6-v2"
     same = compare_reports([paths[1], paths[1]])["content"]
     assert same["like_for_like"] is True

@@ -8,9 +8,9 @@ from conftest import LOCOMO_MISSING, SHARED_DATA
 
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.model import Task
-from memrecall.encoding.agreement import dense_rankings, untied_differences
 from memrecall.encoding.backends import EncoderBackend
 from memrecall.encoding.embeddings import Encoder, resolve_model
+from memrecall.running.agreement import dense_rankings, untied_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCOMO = SHARED_DATA / "locomo10.json"

@@ -290,3 +290,18 @@ def test_the_example_adapters_run(tmp_path, monkeypatch, benchmark, spec):
     # both are lexical: every factual probe of the mini release names its episode's words
     if benchmark == "epirec":
         assert content["systems"][name]["results"]["by_probe_type"]["factual"]["recall@3"]["value"] == 1.0
+
+
+def test_a_backend_the_system_never_uses_is_named_in_a_warning_and_changes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    args = ["run", "epirec", "--system", "examples.tfidf_system:TfidfSystem", "--data", MINI_RELEASE, "--quiet"]
+    plain = run(*args, "--output", tmp_path / "torch.json")
+    onnx = run(*args, "--output", tmp_path / "onnx.json", "--encoder-backend", "onnx", "--precision", "int8")
+    assert plain.exit_code == 0 and onnx.exit_code == 0, onnx.output
+    assert "warning" not in plain.stderr
+    assert onnx.stderr.strip().splitlines() == [
+        "warning: --encoder-backend onnx --precision int8 was not used: tfidf never asked memrecall for an "
+        "encoder (it ranks without one, or embeds through its own stack)"
+    ]
+    reports = [json.loads((tmp_path / f"{name}.json").read_text()) for name in ("torch", "onnx")]
+    assert reports[0]["content_sha256"] == reports[1]["content_sha256"]

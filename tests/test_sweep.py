@@ -130,3 +130,37 @@ def test_epirec_v1_is_its_own_entry_on_the_bundled_release(tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "epirec-v1" / "recency.report.json").read_text())
     assert report["content"]["task"]["version"] == "1.0"
+
+
+def test_a_sweep_on_onnx_exports_once_and_every_pair_encodes_on_onnx(tmp_path, monkeypatch):
+    from memrecall.cli import sweep as sweep_cli
+
+    made = []
+    real = sweep_cli.onnx_cache_seed
+    monkeypatch.setattr(
+        sweep_cli, "onnx_cache_seed", lambda folder, precision: made.append(precision) or real(folder, precision)
+    )
+    out = tmp_path / "out"
+    data = ["--data", f"epirec={MINI_RELEASE}", "--data", f"locomo={LOCOMO}"]
+    result = run(
+        "sweep",
+        "--systems",
+        "dense,fts5",
+        "--benchmarks",
+        "epirec,locomo",
+        *data,
+        "--out",
+        out,
+        "--resamples",
+        "100",
+        "--encoder-backend",
+        "onnx",
+    )
+    assert result.exit_code == 0, result.output
+    assert made == ["fp32"]
+    for entry in ("epirec", "locomo"):
+        dense = json.loads((out / entry / "dense.report.json").read_text())
+        assert dense["env"]["encoder_backend"] == "onnx fp32"
+        assert '"backend": "onnx"' in json.dumps(dense["content"])
+        assert dense["env"]["texts_encoded"] > 0
+    assert result.output.count("exporting") == 1  # the sweep's own export; each pair gets a copy

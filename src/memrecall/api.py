@@ -68,11 +68,14 @@ def run_system(
     loaded: Loaded | None = None,
     executor: Any = None,
     metrics: Sequence[str] = (),
+    encoder: Any = None,
 ) -> Result:
     """Run any object with index(documents) and rank(query) on a benchmark; its rankings are checked strictly.
 
     `executor` (memrecall.running.executors.make_executor("ray", workers)) decides where ranking runs; the
     results are the same. `metrics` (names such as map or precision@5) are scored beside the benchmark's own.
+    `encoder` is the SharedEncoder a built-in system was given: when the system used it, the signed entry
+    names it (model, weights sha256, backend).
     """
     bench = _benchmark(benchmark)
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
@@ -87,7 +90,8 @@ def run_system(
     }
     env.update(executor_facts(executor))
     oracles = frozenset({adapter.name} if run.uses_gold_labels else ())
-    report = systems_report(bench, loaded, [(adapter.name, run.rankings)], scoring, env, oracles)
+    used = encoder.get().describe() if encoder is not None and encoder.loaded else None
+    report = systems_report(bench, loaded, [(adapter.name, run.rankings)], scoring, env, oracles, {adapter.name: used})
     rows = per_query_rows(loaded.task, run.rankings, adapter.name, bench.ks)
     return Result(report, {adapter.name: run.rankings}, rows, loaded, bench)
 

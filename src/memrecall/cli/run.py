@@ -137,7 +137,15 @@ def run(
         loaded=loaded,
         executor=where,
         metrics=metrics,
+        encoder=encoder,
     )
+    result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded
+    if not encoder.loaded and not encoder.backend.is_default:
+        click.echo(
+            f"warning: --encoder-backend {encoder.backend.name} --precision {encoder.backend.precision} was not used: "
+            f"{chosen} never asked memrecall for an encoder (it ranks without one, or embeds through its own stack)",
+            err=True,
+        )
     report = write_report(output, result.report, sign_key)
     ((system_name, rankings),) = result.rankings.items()
     if export_rankings:

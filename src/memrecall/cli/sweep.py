@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, metrics_option, rankings_format_option
+from memrecall.cli.common import bootstrap_options, encoder_options, metrics_option, rankings_format_option
 
 
 @click.command()
@@ -38,8 +39,21 @@ from memrecall.cli.common import bootstrap_options, metrics_option, rankings_for
 @rankings_format_option
 @bootstrap_options
 @metrics_option
+@encoder_options
 @click.option("--quiet", is_flag=True, help="No line per pair.")
-def sweep(systems_text, benchmarks_text, data_values, out, rankings_format, seed, resamples, metrics, quiet) -> None:
+def sweep(
+    systems_text,
+    benchmarks_text,
+    data_values,
+    out,
+    rankings_format,
+    seed,
+    resamples,
+    metrics,
+    encoder_backend,
+    precision,
+    quiet,
+) -> None:
     """Run every system on every benchmark through `memrecall run`; a failing pair is reported and skipped.
 
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
@@ -68,8 +82,11 @@ def sweep(systems_text, benchmarks_text, data_values, out, rankings_format, seed
         plan.output(f"summary.{kind}", path)
     plan.check()
     extra = ["--metrics", ",".join(metrics)] if metrics else []
+    extra += ["--encoder-backend", encoder_backend, "--precision", precision]
     say = (lambda _: None) if quiet else click.echo
-    outcomes = run_sweep(systems, entries, out, seed, resamples, extra, say, rankings_format)
+    with tempfile.TemporaryDirectory(prefix="memrecall-sweep-cache-") as seed_folder:
+        cache_seed = onnx_cache_seed(Path(seed_folder), precision) if encoder_backend == "onnx" else None
+        outcomes = run_sweep(systems, entries, out, seed, resamples, extra, say, rankings_format, cache_seed)
     rows = summary_rows(outcomes)
     atomic_write_text(summary["md"], markdown_summary(rows))
     atomic_write_text(summary["csv"], csv_summary(rows))
@@ -80,3 +97,13 @@ def sweep(systems_text, benchmarks_text, data_values, out, rankings_format, seed
         click.echo(f"failed: {outcome.entry} / {outcome.system}: {outcome.error}", err=True)
     if failed:
         raise SystemExit(1)
+
+
+def onnx_cache_seed(folder: Path, precision: str) -> Path:
+    """A cache folder holding the ONNX export of the model the pairs will load, made once for the sweep."""
+    from memrecall.encoding.embeddings import resolve_model, weights_sha256
+    from memrecall.encoding.onnx_export import ensure_export
+
+    source = resolve_model()
+    ensure_export(folder, source.model_id, source.location, weights_sha256(source.location), precision)
+    return folder

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from importlib.util import find_spec
 
 from memrecall.errors import ConfigError
 
 BACKENDS = ("torch", "onnx")
 PRECISIONS = ("fp32", "int8")
 BACKEND_ENV = "MEMRECALL_ENCODER_BACKEND"
+ONNX_ENGINE = ("onnxruntime", "tokenizers")  # what the onnx backend runs on (the export also needs torch)
 
 
 @dataclass(frozen=True)
@@ -51,4 +53,7 @@ def choose_backend(backend: str | None = None, precision: str | None = None, dev
         raise ConfigError(f"--precision int8 needs --encoder-backend onnx ({where} encodes in fp32 only)")
     if name == "onnx" and device not in ("auto", "cpu"):
         raise ConfigError(f"--device {device} needs --encoder-backend torch: the onnx backend runs on the CPU")
+    missing = [m for m in ONNX_ENGINE if name == "onnx" and find_spec(m) is None]
+    if missing:
+        raise ConfigError(f"{where} needs {' and '.join(missing)}, not installed here: pip install 'memrecall[onnx]'")
     return EncoderBackend(name, precision)

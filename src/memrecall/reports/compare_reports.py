@@ -61,6 +61,7 @@ def compare_reports(paths: Sequence[Path]) -> dict:
             fields = mismatches(base, other)
         else:
             fields = mismatches(_without_encoder(base), _without_encoder(other))
+        fields += encoder_claims_differ(reports[0], report)
         differences += [{"report": str(path), "field": f, "first": a, "this": b} for f, a, b in fields]
     like = not differences
     content = {
@@ -104,6 +105,16 @@ def uses_encoder(report: dict) -> bool:
         if order in content:
             return any(_names_model(content[items][name].get("config")) for name in content[order])
     return content.get("model") is not None
+
+
+def encoder_claims_differ(first: dict, other: dict) -> list[tuple[str, dict, dict]]:
+    """("encoder", a, b) when both reports' first systems name the memrecall encoder they ranked with and differ."""
+    claims = []
+    for report in (first, other):
+        content = report["content"]
+        order = content.get("system_order") or [None]
+        claims.append(content.get("systems", {}).get(order[0], {}).get("encoder"))
+    return [("encoder", claims[0], claims[1])] if None not in claims and claims[0] != claims[1] else []
 
 
 def _names_model(config) -> bool:

@@ -41,7 +41,7 @@ def package_versions() -> dict[str, str | None]:
     from importlib.metadata import PackageNotFoundError, version
 
     out: dict[str, str | None] = {}
-    for name in ("numpy", "torch", "sentence-transformers", "transformers"):
+    for name in ("numpy", "torch", "sentence-transformers", "transformers", "onnxruntime", "tokenizers"):
         try:
             out[name] = version(name)
         except PackageNotFoundError:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memrecall.benchmarks import Benchmark, Loaded
 from memrecall.data.model import Ranking
@@ -20,10 +20,12 @@ def systems_report(
     scoring: ScoringConfig,
     env: dict | None = None,
     gold_label_users: frozenset[str] = frozenset(),
+    encoders: Mapping[str, dict] | None = None,
 ) -> dict:
     """Signed report: each system's results in order, and each later system minus the first when several.
 
     Systems in `gold_label_users` read authored labels (oracles): their entry says `uses_gold_labels: true`.
+    A system in `encoders` ranked with memrecall's encoder: its entry names it (model, weights, backend).
     """
     names = [name for name, _ in runs]
     if len(set(names)) != len(names):
@@ -48,6 +50,7 @@ def systems_report(
                 "rankings_sha256": rankings_sha256(task, rankings, benchmark.row_keys),
                 "results": score_task(task, rankings, scoring),
                 **({"uses_gold_labels": True} if name in gold_label_users else {}),
+                **({"encoder": encoders[name]} if encoders and encoders.get(name) else {}),
             }
             for name, rankings in runs
         },

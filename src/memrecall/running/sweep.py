@@ -3,7 +3,8 @@
 Each (system, benchmark) pair runs as `python -m memrecall run` (so through api.run_system, the one
 pipeline) in a child process: a crash, an exit or a memory blow-up of one system cannot stop the rest,
 and the peak memory a report records is that pair's own. Each pair gets an empty embedding cache, so its
-cost includes encoding (cold), whatever ran before. The child writes into a scratch folder; this
+cost includes encoding (cold), whatever ran before; on the onnx backend the cache holds only the ONNX
+export, made once before the first pair. The child writes into a scratch folder; this
 process checks the rankings against the task, adds the per-query scores file, and writes the outputs.
 """
 
@@ -100,13 +101,26 @@ def as_trec(bench, loaded, rankings_text: str, tag: str) -> str:
     return trec_run_text(loaded.task, rankings, tag)
 
 
-def run_pair(system: str, entry: SweepBenchmark, seed: int, resamples: int, extra: Sequence[str] = ()) -> tuple:
-    """Run one pair in a child `memrecall run`: (report, rankings text) or raise SystemFailure with its error."""
+def run_pair(
+    system: str,
+    entry: SweepBenchmark,
+    seed: int,
+    resamples: int,
+    extra: Sequence[str] = (),
+    cache_seed: Path | None = None,
+) -> tuple:
+    """Run one pair in a child `memrecall run`: (report, rankings text) or raise SystemFailure with its error.
+
+    The child's cache folder starts empty, or as a copy of `cache_seed` (the onnx export, made once per sweep).
+    """
     import json
+    import shutil
 
     from memrecall.errors import SystemFailure
 
     with tempfile.TemporaryDirectory(prefix="memrecall-sweep-") as scratch:
+        if cache_seed is not None:
+            shutil.copytree(cache_seed, Path(scratch) / "cache")
         report_path, rankings_path = Path(scratch) / "report.json", Path(scratch) / "rankings.jsonl"
         command = [sys.executable, "-m", "memrecall", "run", entry.benchmark, "--system", system, "--quiet"]
         command += ["--data", str(entry.data)] if entry.data else []
@@ -130,6 +144,7 @@ def sweep(
     extra: Sequence[str] = (),
     say: Callable[[str], None] = lambda _: None,
     rankings_format: str = "jsonl",
+    cache_seed: Path | None = None,
 ) -> list[PairOutcome]:
     """Every system on every entry; failures are recorded and skipped, never stop the rest."""
     from memrecall.errors import MemrecallError
@@ -148,7 +163,7 @@ def sweep(
             continue
         for system in systems:
             try:
-                report, rankings_text = run_pair(system, entry, seed, resamples, extra)
+                report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed)
                 rows = scores_rows(bench, loaded, report, rankings_text)
                 if rankings_format == "trec":
                     rankings_text = as_trec(bench, loaded, rankings_text, system)
