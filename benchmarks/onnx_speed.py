@@ -37,13 +37,11 @@ BACKENDS = (("torch", "fp32"), ("onnx", "fp32"), ("onnx", "int8"))
 
 def make_exports(folder: Path) -> float:
     """Export fp32 and quantize int8 into `folder`; the seconds it took."""
-    from memrecall.encoding.embeddings import resolve_model, weights_sha256
-    from memrecall.encoding.onnx_export import ensure_export
+    from memrecall.encoding.encoders import export_for
 
-    source = resolve_model()
     started = time.perf_counter()
     for precision in ("fp32", "int8"):
-        ensure_export(folder, source.model_id, source.location, weights_sha256(source.location), precision)
+        export_for(folder, precision)
     return time.perf_counter() - started
 
 
@@ -88,21 +86,17 @@ def import_times(rounds: int) -> dict:
 
 def throughput(lme: Path, questions: int, exports: Path) -> dict:
     """Cold encoding of the first questions' windows with each backend in turn."""
-    from tokenizers import Tokenizer
-
     from memrecall.benchmarks import get_benchmark
     from memrecall.encoding.backends import EncoderBackend
     from memrecall.encoding.embeddings import Encoder, resolve_model
+    from memrecall.encoding.onnx_encoder import FolderTokenizer
     from memrecall.systems.builtin.windowed import split_windows
 
     task = get_benchmark("longmemeval").load(lme, max_instances=questions).task
     stores = list(task.stores.values())
     windows = [w for store in stores for d in store for w in split_windows(d.text)]
     source = resolve_model()
-    tokenizer = Tokenizer.from_file(str(Path(source.location) / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length=256)
-    tokenizer.no_padding()
-    tokens = sum(len(e.ids) for e in tokenizer.encode_batch(windows))
+    tokens = sum(FolderTokenizer(source.location).token_counts(windows))
     sessions = sum(len(s) for s in stores)
     peak, how = peak_flops()
     out = {"sessions": sessions, "windows": len(windows), "tokens": tokens, "peak": how, "runs": {}}

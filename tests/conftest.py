@@ -51,11 +51,9 @@ def query(text: str, targets=("a",), query_id: str = "q") -> JudgedQuery:
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory) -> Path:
     """A cache folder holding the bundled MiniLM's fp32 and int8 ONNX exports, made once per test session."""
-    from memrecall.encoding.embeddings import resolve_model, weights_sha256
-    from memrecall.encoding.onnx_export import ensure_export
+    from memrecall.encoding.encoders import export_for
 
     folder = tmp_path_factory.mktemp("onnx-cache")
-    source = resolve_model()
     for precision in ("fp32", "int8"):
-        ensure_export(folder, source.model_id, source.location, weights_sha256(source.location), precision)
+        export_for(folder, precision)
     return folder

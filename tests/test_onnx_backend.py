@@ -329,3 +329,19 @@ def test_compare_says_a_torch_and_an_onnx_report_differ_in_encoder(onnx_cache, t
         assert torch_identity["id"] == "sentence-transformers/all-MiniLM-L6-v2"
     same = compare_reports([paths[1], paths[1]])["content"]
     assert same["like_for_like"] is True
+
+
+@pytest.mark.parametrize("load_first", [False, True])
+def test_a_local_onnx_encoder_reads_its_tokenizer_once(onnx_cache, tmp_path, monkeypatch, load_first):
+    from memrecall.encoding import onnx_encoder
+
+    made = []
+    real = onnx_encoder.FolderTokenizer.__init__
+    monkeypatch.setattr(onnx_encoder.FolderTokenizer, "__init__", lambda self, loc: made.append(loc) or real(self, loc))
+    shutil.copytree(onnx_cache / "onnx", tmp_path / "onnx")
+    encoder = Encoder(SOURCE, tmp_path, backend=EncoderBackend("onnx", "fp32"))
+    if load_first:
+        encoder.load()
+    vectors = encoder.encode(["A short one.", "A somewhat longer second text to encode."])
+    assert vectors.shape == (2, 384)
+    assert made == [SOURCE.location]

@@ -101,9 +101,7 @@ def sweep(
 
 def onnx_cache_seed(folder: Path, precision: str) -> Path:
     """A cache folder holding the ONNX export of the model the pairs will load, made once for the sweep."""
-    from memrecall.encoding.embeddings import resolve_model, weights_sha256
-    from memrecall.encoding.onnx_export import ensure_export
+    from memrecall.encoding.encoders import export_for
 
-    source = resolve_model()
-    ensure_export(folder, source.model_id, source.location, weights_sha256(source.location), precision)
+    export_for(folder, precision)
     return folder

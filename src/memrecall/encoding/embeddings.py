@@ -144,13 +144,13 @@ def encode_batch(model, texts: list[str]) -> np.ndarray:
 BatchRunner = Callable[["Encoder", list[list[str]]], Iterator[tuple[int, np.ndarray]]]
 
 
-def load_model(location: str, device: str, onnx_file: str | None = None):
-    """The ONNX Runtime model when an export is given, else the sentence-transformers model."""
+def load_model(location: str, device: str, onnx_file: str | None = None, tokenizer=None):
+    """The ONNX Runtime model when an export is given (reusing `tokenizer` if given), else sentence-transformers."""
     if onnx_file is None:
         return load_sentence_model(location, device)
     from memrecall.encoding.onnx_encoder import OnnxModel
 
-    return OnnxModel(Path(onnx_file), location)
+    return OnnxModel(Path(onnx_file), location, tokenizer)
 
 
 def local_runner(encoder: Encoder, batches: list[list[str]]) -> Iterator[tuple[int, np.ndarray]]:
@@ -199,8 +199,8 @@ class Encoder:
 
     def load(self):
         """The model, loaded on first use."""
-        if self._model is None:
-            self._model = load_model(**self.loader_args())
+        if self._model is None:  # in this process the onnx model reuses the tokenizer that counted tokens
+            self._model = load_model(**self.loader_args(), tokenizer=self._tokenizer)
         return self._model
 
     def loader_args(self) -> dict:
@@ -236,10 +236,10 @@ class Encoder:
         """sha256 -> token count for the onnx backend, which batches texts of one length; None for torch."""
         if self.backend.name != "onnx":
             return None
-        if self._tokenizer is None:
+        if self._tokenizer is None:  # the loaded onnx model's own, else one of the same folder
             from memrecall.encoding.onnx_encoder import FolderTokenizer
 
-            self._tokenizer = FolderTokenizer(self.source.location)
+            self._tokenizer = getattr(self._model, "tokenizer", None) or FolderTokenizer(self.source.location)
         return dict(zip(texts, self._tokenizer.token_counts(list(texts.values())), strict=True))
 
     def run_facts(self) -> dict:

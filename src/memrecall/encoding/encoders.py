@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memrecall.encoding.backends import choose_backend
-from memrecall.encoding.embeddings import Encoder, cache_dir, resolve_model
+from memrecall.encoding.embeddings import Encoder, cache_dir, resolve_model, weights_sha256
 
 
 class SharedEncoder:
@@ -45,3 +45,11 @@ class SharedEncoder:
     def run_facts(self) -> dict:
         """The encoder's unsigned run facts (device, cache hits) when it was used, else nothing."""
         return self._encoder.run_facts() if self._encoder else {}
+
+
+def export_for(cache_folder: Path, precision: str, model: str | None = None) -> Path:
+    """The cached ONNX export of the model `resolve_model(model)` picks (the bundled MiniLM by default)."""
+    from memrecall.encoding.onnx_export import ensure_export
+
+    source = resolve_model(model)
+    return ensure_export(cache_folder, source.model_id, source.location, weights_sha256(source.location), precision)

@@ -70,11 +70,13 @@ def resolve_modes(modes: Sequence[str], model: str | None, backend: str | None =
 
 
 def embeddings_available(model: str | None, backend: str | None = None) -> bool:
-    """True when the backend's engine is installed (found, not imported) and the encoder is a local folder."""
+    """True when the backend's engine is installed (found, not imported) and the encoder is a local folder.
+
+    choose_backend itself refuses onnx without its engine, so only torch's is looked for here.
+    """
     from importlib.util import find_spec
 
-    engine = "onnxruntime" if choose_backend(backend).name == "onnx" else "sentence_transformers"
-    if find_spec(engine) is None:
+    if choose_backend(backend).name == "torch" and find_spec("sentence_transformers") is None:
         return False
     return Path(resolve_model(model).location).is_dir()
 
