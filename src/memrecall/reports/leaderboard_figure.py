@@ -5,10 +5,12 @@ labels stay readable when many systems crowd one corner."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from memrecall.reports.leaderboard_entries import Entry
 
+TITLE_CHARS_PER_PANEL = 60  # a 4.2-inch panel holds about 65 characters of the 9-point title; wrap before
 X_LABEL = "time per query, ms (prepare + index + rank, over queries; log scale)"
 
 
@@ -70,11 +72,11 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
             ax.set_xlabel(X_LABEL, fontsize=7)
             ax.set_ylabel(table.primary)
             ax.grid(True, alpha=0.3)
-        figure.suptitle(
+        title = (
             f"{table.title}: {table.primary} against time per query; filled = Pareto front (named); "
-            "numbers are the table's # column",
-            fontsize=9,
+            "numbers are the table's # column"
         )
+        figure.suptitle(textwrap.fill(title, width=TITLE_CHARS_PER_PANEL * len(groups)), fontsize=9)
         figure.tight_layout()
         buffer = io.BytesIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
