@@ -60,9 +60,9 @@ def readme_texts(entries: Path) -> dict[Path, str]:
     The entries are read without data: the table needs their signed numbers and order, not a second replay
     (the page build has replayed them already).
     """
-    from memrecall.reports.leaderboard_entries import read_entries
-    from memrecall.reports.leaderboard_readme import markdown_table, pick, with_table
-    from memrecall.reports.leaderboard_tables import build_tables
+    from memrecall.reports.leaderboard.entries import read_entries
+    from memrecall.reports.leaderboard.readme import markdown_table, pick, with_table
+    from memrecall.reports.leaderboard.tables import build_tables
 
     table = pick(build_tables(read_entries(entries, {})), README_TABLE)
     block = markdown_table(table)

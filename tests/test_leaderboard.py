@@ -11,9 +11,9 @@ import pytest
 from conftest import run
 from leaderboard_helpers import DATA, SYSTEMS, build, swept_entries
 
-from memrecall.reports.leaderboard_entries import load_data, read_entries
-from memrecall.reports.leaderboard_figure import pareto_front
-from memrecall.reports.leaderboard_tables import build_tables
+from memrecall.reports.leaderboard.entries import load_data, read_entries
+from memrecall.reports.leaderboard.figure import pareto_front
+from memrecall.reports.leaderboard.tables import build_tables
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,7 @@ def test_a_copy_of_the_best_row_is_not_separable_from_it(site, tmp_path):
 
 
 def test_rows_are_ordered_best_first_on_the_primary_metric_of_the_hardest_group_first(site):
-    from memrecall.reports.leaderboard_tables import ranking_groups
+    from memrecall.reports.leaderboard.tables import ranking_groups
 
     folder, entries, _ = site
     for table in build_tables(read_entries(entries, load_data({}))):

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from leaderboard_helpers import DATA, build, swept_entries
 
-from memrecall.reports.leaderboard_entries import load_data, read_entries
-from memrecall.reports.leaderboard_tables import build_tables
+from memrecall.reports.leaderboard.entries import load_data, read_entries
+from memrecall.reports.leaderboard.tables import build_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "docs" / "leaderboard"

@@ -30,9 +30,9 @@ def leaderboard(folder, out, data_values, keys) -> None:
     SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
     from memrecall.cli.common import new_plan
     from memrecall.io import atomic_write_bytes
-    from memrecall.reports.leaderboard_entries import load_data, read_entries
-    from memrecall.reports.leaderboard_html import site_files
-    from memrecall.reports.leaderboard_tables import build_tables
+    from memrecall.reports.leaderboard.entries import load_data, read_entries
+    from memrecall.reports.leaderboard.html import site_files
+    from memrecall.reports.leaderboard.tables import build_tables
     from memrecall.running.sweep import parse_data_options
 
     given: dict[str, list[Path]] = {}

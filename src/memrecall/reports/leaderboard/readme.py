@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memrecall.reports.escape import markdown_cell
-from memrecall.reports.leaderboard_figure import per_query_ms
-from memrecall.reports.leaderboard_tables import Table
+from memrecall.reports.leaderboard.figure import per_query_ms
+from memrecall.reports.leaderboard.tables import Table
 
 START, END = "<!-- leaderboard-top -->", "<!-- /leaderboard-top -->"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from memrecall.reports.leaderboard_entries import Entry
+from memrecall.reports.leaderboard.entries import Entry
 
 TITLE_CHARS_PER_PANEL = 60  # a 4.2-inch panel holds about 65 characters of the 9-point title; wrap before
 X_LABEL = "time per query, ms (prepare + index + rank, over queries; log scale)"

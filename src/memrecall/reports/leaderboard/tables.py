@@ -14,7 +14,7 @@ from memrecall.benchmarks import BENCHMARKS
 from memrecall.errors import DatasetError
 from memrecall.io import canonical_json
 from memrecall.reports.comparability import mismatches
-from memrecall.reports.leaderboard_entries import Entry
+from memrecall.reports.leaderboard.entries import Entry
 from memrecall.scoring.metrics import group_rng
 from memrecall.scoring.paired import PERMUTATIONS, holm_adjust, randomisation_p
 

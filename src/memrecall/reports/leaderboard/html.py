@@ -10,10 +10,10 @@ from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
 from memrecall.reports.fingerprint import report_fingerprint
-from memrecall.reports.leaderboard_assets import CSS, JS
-from memrecall.reports.leaderboard_entries import Entry
-from memrecall.reports.leaderboard_figure import figure_svg, per_query_ms
-from memrecall.reports.leaderboard_tables import ALPHA, Table, ranking_groups, slug
+from memrecall.reports.leaderboard.assets import CSS, JS
+from memrecall.reports.leaderboard.entries import Entry
+from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
+from memrecall.reports.leaderboard.tables import ALPHA, Table, ranking_groups, slug
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
