@@ -1,5 +1,6 @@
 """memrecall run: a system written outside the repo, on every benchmark, checked like a rankings file."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -112,8 +113,13 @@ def test_outside_class_runs_on_every_benchmark_and_replays_through_evaluate(outs
     )
     assert replay.exit_code == 0, replay.output
     replayed = json.loads((out / "replay.json").read_text())
-    assert replayed["content"] == report["content"]
-    assert replayed["content_sha256"] == report["content_sha256"]
+    ran, scored = report["content"]["systems"]["overlap"], replayed["content"]["systems"]["overlap"]
+    assert scored.pop("identity") == {"origin": "rankings file"}
+    identity = ran.pop("identity")
+    assert (identity["origin"], identity["isolation"], identity["spec"]) == ("run", "process", "my_memory:WordOverlap")
+    assert identity["class"] == "my_memory.WordOverlap" and identity["source_file"] == "my_memory.py"
+    assert identity["source_sha256"] == hashlib.sha256((outside / "my_memory.py").read_bytes()).hexdigest()
+    assert replayed["content"] == report["content"]  # all else alike: the same rankings give the same numbers
     rows = [json.loads(line) for line in (out / "pq.jsonl").read_text().splitlines()]
     assert len(rows) == report["content"]["task"]["queries"]
 
@@ -188,11 +194,12 @@ def test_a_zero_argument_factory_a_registered_name_and_rank_many_all_work(outsid
         outside / "m.json",
         "--name",
         "my-batched",
+        "--in-process",
     )
     assert batched.exit_code == 0, batched.output
     import my_memory
 
-    assert my_memory.Batched.calls == 2  # once per store of the mini release
+    assert my_memory.Batched.calls == 2  # once per store of the mini release (in this process: --in-process)
     content = json.loads((outside / "m.json").read_text())["content"]
     assert content["system_order"] == ["my-batched"]
     reference = json.loads((outside / "f.json").read_text())["content"]["systems"]["overlap"]["results"]
@@ -202,9 +209,10 @@ def test_a_zero_argument_factory_a_registered_name_and_rank_many_all_work(outsid
 @pytest.mark.parametrize(
     "spec, expected",
     [
-        ("my_memory:UnknownId", "query t01e01-f: t01e01-f ranks unknown id(s) 'ghost-doc'"),
-        ("my_memory:RepeatedId", "query t01e01-f: t01e01-f ranks"),
-        ("my_memory:Crashes", "overlap: rank() on query 't01e01-f' raised RuntimeError: model server is down (at "),
+        ("my_memory:UnknownId", "ranked 'ghost-doc', which is not an id of a document in store 't01'"),
+        ("my_memory:RepeatedId", "query t01e01-f: t01e01-f ranks t01e01 more than once"),
+        ("my_memory:Crashes", "error: system overlap: rank() on query 't01e0"),
+        ("my_memory:Crashes", "raised RuntimeError: model server is down (at "),
         ("my_memory:NotASystem", "the object has no index(documents) and rank(query) methods"),
         ("my_memory:Missing", "my_memory has no attribute Missing"),
         ("no_such_module:X", "cannot import no_such_module: ModuleNotFoundError"),
@@ -272,7 +280,15 @@ def test_an_installed_package_registers_a_system_through_the_entry_point_group(t
     env = {"PYTHONPATH": str(package), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads((tmp_path / "r.json").read_text())["content"]["system_order"] == ["overlap"]
+    content = json.loads((tmp_path / "r.json").read_text())["content"]
+    assert content["system_order"] == ["overlap"]
+    identity = content["systems"]["overlap"]["identity"]
+    assert (identity["spec"], identity["distribution"], identity["distribution_version"]) == (
+        "acme",
+        "acme-memory",
+        "0.1",
+    )
+    assert identity["source_file"] == "__init__.py" and identity["isolation"] == "process"
 
 
 @pytest.mark.parametrize("benchmark", ["epirec", "locomo"])

@@ -8,6 +8,7 @@ from conftest import FIXTURES, MINI_RELEASE, run
 
 from memrecall.reports.fingerprint import content_sha256, report_fingerprint
 from memrecall.reports.verification import Check, report_state, verify_report
+from memrecall.reports.version import __version__
 
 LME = FIXTURES / "lme_format_mini.json"
 LOCOMO = FIXTURES / "locomo_mini.json"
@@ -97,7 +98,10 @@ def test_verify_round_trip_with_the_trusted_key_and_a_replay(baseline, keys):
         f"ok signature {alice}",
         f"ok trusted key {alice}",
         "ok replay",
+        *(f"code {name}" for name in STRATEGIES.split(",")),
     ]
+    own = f"memrecall's own code, the system registered as recency in memrecall {__version__}"
+    assert lines[4] == f"code recency: {own}"
     assert lines[-1].endswith(": replayed")
 
 

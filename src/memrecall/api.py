@@ -9,13 +9,17 @@ from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.data.model import Ranking
+from memrecall.errors import ConfigError
 from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
 from memrecall.running.executors import executor_facts
+from memrecall.running.identity import RANKINGS_FILE, plugin_identity, source_facts
+from memrecall.running.isolated import rank_plugin
 from memrecall.running.pipeline import rank_task
+from memrecall.running.worker_client import DEFAULT_TIMEOUT
 from memrecall.scoring.per_query import per_query_rows
 from memrecall.scoring.policy import cut_offs
-from memrecall.systems.contract import adapt
+from memrecall.systems.contract import SystemAdapter, adapt
 
 
 @dataclass
@@ -69,31 +73,71 @@ def run_system(
     executor: Any = None,
     metrics: Sequence[str] = (),
     encoder: Any = None,
+    in_process: bool = False,
+    worker_timeout: float = DEFAULT_TIMEOUT,
+    pass_env: Sequence[str] = (),
 ) -> Result:
-    """Run any object with index(documents) and rank(query) on a benchmark; its rankings are checked strictly.
+    """Run a system on a benchmark; its rankings are checked strictly, and the report names the code that ran.
 
+    `system` is a spec (a built-in or registered name, or MODULE:ATTR) or an object with index(documents)
+    and rank(query). memrecall's own systems run here with the real ids. A plug-in spec runs in a spawned
+    worker process that sees opaque ids (`in_process=True` shares this interpreter, for debugging); a plug-in
+    object runs in this interpreter, on opaque ids, and its report says `isolation: none`.
     `executor` (memrecall.running.executors.make_executor("ray", workers)) decides where ranking runs; the
     results are the same. `metrics` (names such as map or precision@5) are scored beside the benchmark's own.
-    `encoder` is the SharedEncoder a built-in system was given: when the system used it, the signed entry
+    `encoder` is the SharedEncoder built-in systems are given: when the system used it, the signed entry
     names it (model, weights sha256, backend).
     """
     bench = _benchmark(benchmark)
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
+    plugin, adapter = _resolve(system, name, bench, encoder, show_progress, in_process, worker_timeout, pass_env)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
-    adapter = adapt(system, name)
     depth = max([*bench.ks, *cut_offs(scoring.requested)])  # the deepest cut-off scored
-    run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
+    identities = {}
+    if plugin is not None:
+        source = source_facts(plugin.spec, plugin.built)  # read before the plug-in is imported
+        run, declared = rank_plugin(plugin, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
+        identities[run.name] = plugin_identity(plugin.spec, plugin.isolation, source, declared)
+    else:
+        run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
     env = {
-        "system_configs": {adapter.name: run.config},
-        "durations_seconds": {adapter.name: round(run.seconds, 3)},
-        "cost": {adapter.name: run.cost},
+        "system_configs": {run.name: run.config},
+        "durations_seconds": {run.name: round(run.seconds, 3)},
+        "cost": {run.name: run.cost},
     }
     env.update(executor_facts(executor))
-    oracles = frozenset({adapter.name} if run.uses_gold_labels else ())
-    used = encoder.get().describe() if encoder is not None and encoder.loaded else None
-    report = systems_report(bench, loaded, [(adapter.name, run.rankings)], scoring, env, oracles, {adapter.name: used})
-    rows = per_query_rows(loaded.task, run.rankings, adapter.name, bench.ks)
-    return Result(report, {adapter.name: run.rankings}, rows, loaded, bench)
+    oracles = frozenset({run.name} if run.uses_gold_labels else ())
+    used = encoder.get().describe() if plugin is None and encoder is not None and encoder.loaded else None
+    report = systems_report(
+        bench, loaded, [(run.name, run.rankings)], scoring, env, oracles, {run.name: used}, identities
+    )
+    rows = per_query_rows(loaded.task, run.rankings, run.name, bench.ks)
+    return Result(report, {run.name: run.rankings}, rows, loaded, bench)
+
+
+def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, pass_env):
+    """(a Plugin to run across the boundary, None) or (None, an adapter of memrecall's own code)."""
+    from memrecall.running.isolated import Plugin
+    from memrecall.systems.registry import SystemContext, is_trusted_spec, load_system, reserved_name_problem
+
+    if isinstance(system, str) and not is_trusted_spec(system):
+        return Plugin(system, name, "none" if in_process else "process", None, timeout, tuple(pass_env)), None
+    if isinstance(system, str):
+        if in_process:
+            raise ConfigError(f"--in-process is for plug-ins; {system} is memrecall's own code and runs here anyway")
+        if encoder is None:
+            from memrecall.encoding.encoders import SharedEncoder
+
+            encoder = SharedEncoder()
+        built, default_name = load_system(system, SystemContext(encoder.get, bench.dense_policy, show_progress))
+        adapter = adapt(built, name, default_name)
+        problem = reserved_name_problem(adapter.name, system)
+        if problem:
+            raise ConfigError(problem)
+        return None, adapter
+    if type(system).__module__.startswith("memrecall.systems.") or isinstance(system, SystemAdapter):
+        return None, adapt(system, name)
+    return Plugin(None, name, "none", system, timeout, tuple(pass_env)), None
 
 
 def evaluate_rankings(
@@ -118,6 +162,7 @@ def evaluate_rankings(
     sources = [rows] if isinstance(rows, (str, Path)) or (rows and isinstance(rows[0], dict)) else list(rows)
     runs, files, notes = checked_runs(sources, names, bench, loaded)
     env = {"rankings_files": files, **({"formats": notes} if notes else {})} if files else {}
-    report = systems_report(bench, loaded, runs, scoring, env, frozenset(gold_label_users))
+    identities = {name: RANKINGS_FILE for name, _ in runs}
+    report = systems_report(bench, loaded, runs, scoring, env, frozenset(gold_label_users), None, identities)
     per_query = [row for name, r in runs for row in per_query_rows(loaded.task, r, name, bench.ks)]
     return Result(report, dict(runs), per_query, loaded, bench)

@@ -32,7 +32,9 @@ class MemrecallGroup(click.Group):
             click.echo(f"error: cannot write {where}: {reason}; no output was left behind", err=True)
             sys.exit(1)
         except MemrecallError as exc:
-            if ctx.params.get("debug") and exc.__cause__ is not None:
+            if ctx.params.get("debug") and getattr(exc, "remote_traceback", ""):
+                click.echo(f"the plug-in's worker process:\n{exc.remote_traceback}", err=True, nl=False)
+            elif ctx.params.get("debug") and exc.__cause__ is not None:
                 import traceback
 
                 traceback.print_exception(exc.__cause__, file=sys.stderr)

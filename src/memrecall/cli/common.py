@@ -169,7 +169,7 @@ def output_options(function: Callable) -> Callable:
 
 
 def load_sign_key(ctx: click.Context, param: click.Parameter, value: Path | None):
-    """The private key of --sign-key (or $MEMRECALL_SIGN_KEY), read before any work runs."""
+    """The private key of --sign-key (or $MEMRECALL_SIGN_KEY), read before any work (no plug-in runs here)."""
     if value is None:
         return None
     from memrecall.errors import ConfigError
@@ -181,26 +181,53 @@ def load_sign_key(ctx: click.Context, param: click.Parameter, value: Path | None
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
 
 
-def sign_option(function: Callable) -> Callable:
-    """--sign-key FILE (or $MEMRECALL_SIGN_KEY): add an Ed25519 signature over the report's fingerprint."""
+def check_sign_key(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """--sign-key (or $MEMRECALL_SIGN_KEY) checked to be a readable regular file; its bytes are read only to sign,
+    after every plug-in worker has exited."""
+    if value is None:
+        return None
+    from memrecall.data.jsonfile import open_regular
+    from memrecall.errors import DatasetError
+
+    try:
+        with open_regular(value):
+            pass
+    except DatasetError as exc:
+        problem = f"{value}: cannot use as the signing key: {exc.problem}"
+        raise click.BadParameter(problem, ctx=ctx, param=param) from None
+    return Path(value)
+
+
+def sign_option(function: Callable, runs_plugins: bool = False) -> Callable:
+    """--sign-key FILE (or $MEMRECALL_SIGN_KEY): add an Ed25519 signature over the report's fingerprint.
+
+    Where a plug-in may run (`run`), the key file is only checked to be a regular file until the run is over.
+    """
     return click.option(
         "--sign-key",
         type=click.Path(dir_okay=False, path_type=Path),
         envvar="MEMRECALL_SIGN_KEY",
         default=None,
-        callback=load_sign_key,
-        help="Ed25519 private key (memrecall keys new) that signs the report's fingerprint [env: MEMRECALL_SIGN_KEY].",
+        callback=check_sign_key if runs_plugins else load_sign_key,
+        help="Ed25519 private key (memrecall keys new) that signs the report's fingerprint [env: MEMRECALL_SIGN_KEY]"
+        + ("; read only once every plug-in worker has exited." if runs_plugins else "."),
     )(function)
 
 
+def plugin_sign_option(function: Callable) -> Callable:
+    """--sign-key for a command that may run a plug-in: the key is read after the run."""
+    return sign_option(function, runs_plugins=True)
+
+
 def write_report(output: Path, report: dict, sign_key) -> dict:
-    """Sign the report when a key was given and write it; the written report comes back."""
+    """Sign the report when a key (a key file, read now, or a loaded key) was given, and write it."""
     from memrecall.io import write_json
 
     if sign_key is not None:
-        from memrecall.reports.signing import sign_report
+        from memrecall.reports.signing import load_private_key, sign_report
 
-        report = sign_report(report, sign_key)
+        key = load_private_key(sign_key) if isinstance(sign_key, (str, Path)) else sign_key
+        report = sign_report(report, key)
     write_json(output, report)
     return report
 

@@ -19,13 +19,16 @@ from memrecall.cli.common import (
     new_plan,
     output_options,
     plugin_inputs,
+    plugin_sign_option,
     rankings_format_option,
     report_line,
-    sign_option,
     system_spec_option,
     write_rankings,
     write_report,
 )
+from memrecall.running.worker_client import DEFAULT_TIMEOUT
+
+IN_PROCESS = "--in-process"
 
 
 @click.command()
@@ -65,7 +68,26 @@ from memrecall.cli.common import (
 @output_options
 @executor_options
 @encoder_options
-@sign_option
+@plugin_sign_option
+@click.option(
+    "--in-process",
+    is_flag=True,
+    help="Debugging only: run the plug-in in this interpreter, not in its own worker process; the report says "
+    "isolation: none, the leaderboard refuses it, and it cannot be signed.",
+)
+@click.option(
+    "--worker-timeout",
+    type=click.FloatRange(min=1.0),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    help="Seconds a plug-in's worker may take over one step (import, prepare, one store) before it is stopped.",
+)
+@click.option(
+    "--pass-env",
+    multiple=True,
+    metavar="NAME",
+    help="An environment variable the plug-in's worker may see beyond the allow-list (repeat).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar and no table.")
 def run(
     benchmark_name,
@@ -90,18 +112,41 @@ def run(
     encoder_backend,
     precision,
     sign_key,
+    in_process,
+    worker_timeout,
+    pass_env,
     quiet,
 ) -> None:
-    """Run a system on a benchmark; its rankings are checked like a rankings file."""
+    """Run a system on a benchmark; its rankings are checked like a rankings file.
+
+    A plug-in (MODULE:ATTR, or a name another package registers) runs in its own worker process and sees
+    opaque ids; memrecall's own systems run here.
+    """
     default_output = os.path.abspath("results")  # fixed before any user code runs (it may change folder)
     from memrecall.api import run_system
     from memrecall.benchmarks import get_benchmark
     from memrecall.encoding.encoders import SharedEncoder
     from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
-    from memrecall.systems.contract import adapt
-    from memrecall.systems.registry import SystemContext, load_system
+    from memrecall.systems.registry import default_name, is_trusted_spec, reserved_name_problem
 
     benchmark = get_benchmark(benchmark_name)
+    trusted = is_trusted_spec(system_spec)
+    if in_process and trusted:
+        raise click.BadParameter(f"{system_spec} is memrecall's own code and runs here anyway", param_hint=IN_PROCESS)
+    if in_process and executor == "ray":
+        raise click.BadParameter("runs the plug-in in this process, so not on --executor ray", param_hint=IN_PROCESS)
+    if in_process and sign_key is not None:
+        raise click.BadParameter(
+            "a plug-in that shared this interpreter could have read the key; run it isolated, "
+            "or sign afterwards with `memrecall keys sign`",
+            param_hint="--in-process with --sign-key",
+        )
+    problem = reserved_name_problem(name, system_spec) if name else None
+    if problem:
+        raise click.BadParameter(problem, param_hint="--name")
+    if trusted and (pass_env or worker_timeout != DEFAULT_TIMEOUT):
+        what = "--pass-env" if pass_env else "--worker-timeout"
+        raise click.BadParameter(f"{system_spec} is memrecall's own code and needs no worker", param_hint=what)
     if export_official_log and not benchmark.name.startswith("longmemeval"):
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
     plan = new_plan(cache_dir, writes_cache=True)
@@ -116,8 +161,7 @@ def run(
         output = plan.output("--output", output)
     plan.check()
     encoder = SharedEncoder(model, cache_dir, device, backend=encoder_backend, precision=precision)
-    system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
-    chosen = adapt(system, name, default_name).name
+    chosen = name or default_name(system_spec)  # known before any plug-in code runs
     if output is None:
         output = plan.output("--output", Path(default_output) / f"{benchmark.name}_{chosen}.report.json")
         plan.check()
@@ -128,9 +172,9 @@ def run(
     where = make_executor_from(executor, workers, ray_address)
     encoder.attach(where)
     result = run_system(
-        system,
+        system_spec,
         benchmark,
-        name=chosen,
+        name=name,
         seed=seed,
         resamples=resamples,
         show_progress=not quiet,
@@ -138,7 +182,11 @@ def run(
         executor=where,
         metrics=metrics,
         encoder=encoder,
+        in_process=in_process,
+        worker_timeout=worker_timeout,
+        pass_env=pass_env,
     )
+    ((chosen, rankings),) = result.rankings.items()
     result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded
     if not encoder.loaded and not encoder.backend.is_default:
         click.echo(
@@ -147,9 +195,8 @@ def run(
             err=True,
         )
     report = write_report(output, result.report, sign_key)
-    ((system_name, rankings),) = result.rankings.items()
     if export_rankings:
-        write_rankings(export_rankings, loaded.task, rankings, benchmark.row_keys, rankings_format, system_name)
+        write_rankings(export_rankings, loaded.task, rankings, benchmark.row_keys, rankings_format, chosen)
         click.echo(f"rankings: {export_rankings}")
     if export_official_log:
         from memrecall.io import atomic_text_writer

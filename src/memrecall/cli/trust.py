@@ -109,6 +109,12 @@ def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, .
     checks = verify_report(report, keys, rankings, data)
     for check in checks:
         click.echo(f"{'ok' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+    if checks and checks[0].ok:
+        from memrecall.reports.identity import describe_identity
+        from memrecall.reports.per_query_binding import report_systems
+
+        for name in report_systems(report["content"]):
+            click.echo(f"code {name}: {describe_identity(report['content'], name)}")
     state = report_state(report, checks)
     click.echo(f"{report_path}: {state}")
     if state == "UNVERIFIED":

@@ -20,6 +20,7 @@ from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
 from memrecall.reports.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
 from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.identity import describe_identity
 from memrecall.reports.tables import harness_rows
 
 
@@ -39,6 +40,7 @@ def provenance(report: dict, state: str) -> list[str]:
     ]
     for name in content.get("system_order", []):
         rows.append([f"rankings sha256 ({cell(name)})", code(content["systems"][name].get("rankings_sha256"))])
+        rows.append([f"code ({cell(name)})", markdown_text(describe_identity(content, name))])
     if model:
         rows.append(["model", f"{cell(model.get('id'))}, weights sha256 {code(model.get('weights_sha256'))}"])
     rows += [

@@ -28,5 +28,8 @@ def cost_card(report: dict) -> list[str]:
             ]
         )
     header = ["system", "prepare + index s", "latency p50 ms", "latency p95 ms", "total s", "peak RSS MiB", "latency"]
-    note = "Measured on the machine that ran it (unsigned env; not part of the fingerprint)."
-    return ["", "## Cost", "", note, "", *markdown_table(header, rows), ""]
+    note = (
+        "Unsigned: measured on the machine that ran it and kept in the report's env, outside the fingerprint; "
+        "no signature or replay vouches for these figures."
+    )
+    return ["", "## Cost (unsigned)", "", note, "", *markdown_table(header, rows), ""]

@@ -21,11 +21,14 @@ def systems_report(
     env: dict | None = None,
     gold_label_users: frozenset[str] = frozenset(),
     encoders: Mapping[str, dict] | None = None,
+    identities: Mapping[str, dict] | None = None,
 ) -> dict:
     """Signed report: each system's results in order, and each later system minus the first when several.
 
     Systems in `gold_label_users` read authored labels (oracles): their entry says `uses_gold_labels: true`.
     A system in `encoders` ranked with memrecall's encoder: its entry names it (model, weights, backend).
+    A system in `identities` carries the code that made its rankings (a plug-in run) or says they came from a
+    rankings file; memrecall's own systems, run under their reserved names, carry none.
     """
     names = [name for name, _ in runs]
     if len(set(names)) != len(names):
@@ -51,6 +54,7 @@ def systems_report(
                 "results": score_task(task, rankings, scoring),
                 **({"uses_gold_labels": True} if name in gold_label_users else {}),
                 **({"encoder": encoders[name]} if encoders and encoders.get(name) else {}),
+                **({"identity": identities[name]} if identities and identities.get(name) else {}),
             }
             for name, rankings in runs
         },

@@ -212,7 +212,7 @@ def _rank_chunk_body(system, work: list) -> dict:
     return {store_id: _index_and_rank(system, store_id, documents, queries) for store_id, documents, queries in work}
 
 
-def _remote(function):
+def remote_function(function):
     """Wrap lazily so importing this module never imports Ray."""
 
     class Lazy:
@@ -228,7 +228,7 @@ def _remote(function):
     return Lazy()
 
 
-_rank_chunk = _remote(_rank_chunk_body)
+_rank_chunk = remote_function(_rank_chunk_body)
 
 
 def executor_facts(executor) -> dict:

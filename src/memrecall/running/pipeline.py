@@ -76,14 +76,32 @@ def rank_task(
                 rows.append(row)
                 if isinstance(output, Ranking):
                     given[query.id] = output
+    run = checked_run(system.name, config, rows, given, problems, task, require_full)
+    run.seconds = time.perf_counter() - started
+    run.cost = run_cost(outputs, prepared, run.seconds)
+    run.uses_gold_labels = system.adapter.uses_gold_labels
+    return run
+
+
+def checked_run(
+    name: str,
+    config: dict,
+    rows: list[RankingRow],
+    given: dict[str, Ranking],
+    problems: list[str],
+    task: Task,
+    require_full: bool,
+) -> SystemRun:
+    """The run of rows checked against the task (a system's own Ranking kept where `given` has one).
+
+    Every problem, the answers' own and the rows' mismatches, is one RankingsError naming the system.
+    """
     rankings, mismatches = check_rows(rows, task, require_full)
-    problems += [p for p in mismatches if not p.startswith("missing query") or not problems]
+    problems = problems + [p for p in mismatches if not p.startswith("missing query") or not problems]
     if problems:
-        raise RankingsError(f"system {system.name}", problems)
+        raise RankingsError(f"system {name}", problems)
     checked = {q.id: given.get(q.id, rankings[q.id]) for q in task.queries}
-    seconds = time.perf_counter() - started
-    cost = run_cost(outputs, prepared, seconds)
-    return SystemRun(system.name, config, checked, seconds, system.adapter.uses_gold_labels, cost)
+    return SystemRun(name, config, checked, 0.0)
 
 
 def _row(query: Query, output: Any) -> tuple[RankingRow | None, str | None]:

@@ -26,11 +26,7 @@ class SystemAdapter:
 
     system: Any
     name: str
-
-    @property
-    def uses_gold_labels(self) -> bool:
-        """True when the system declares that it reads authored labels (an oracle, reported apart)."""
-        return getattr(self.system, "uses_gold_labels", False) is True
+    uses_gold_labels: bool = False  # read once, when the system was adapted: an oracle, reported apart
 
     def prepare(self, task: PublicTask) -> None:
         """Call the system's prepare(task) with the sealed view, when it has one."""
@@ -71,7 +67,7 @@ class SystemAdapter:
 def adapt(system: Any, name: str | None = None, default_name: str | None = None) -> SystemAdapter:
     """Wrap a system; its name is `name`, else its `name` attribute, else `default_name`, else its class."""
     if isinstance(system, SystemAdapter):
-        return system if name is None else SystemAdapter(system.system, name)
+        return system if name is None else SystemAdapter(system.system, name, system.uses_gold_labels)
     with user_code(name or default_name or type(system).__name__, "index/rank lookup", system):
         usable = is_system(system)
     if not usable:
@@ -81,7 +77,9 @@ def adapt(system: Any, name: str | None = None, default_name: str | None = None)
         with user_code(default_name or type(system).__name__, "name", system):
             own = getattr(system, "name", None)
     chosen = name or (own if isinstance(own, str) and own else None) or default_name or type(system).__name__
-    return SystemAdapter(system, chosen)
+    with user_code(chosen, "uses_gold_labels", system):
+        declared = getattr(system, "uses_gold_labels", False) is True
+    return SystemAdapter(system, chosen, declared)
 
 
 def ranked_ids(output: Any) -> tuple[Any, ...] | None:

@@ -82,6 +82,19 @@ def registered_names() -> list[str]:
     return [*BUILTIN_SYSTEMS, *sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))]
 
 
+def default_name(spec: str) -> str:
+    """The name a spec runs under unless --name says otherwise: the name itself, or MODULE:ATTR's ATTR."""
+    return spec.partition(":")[2].strip() if ":" in spec and entry_point(spec) is None else spec
+
+
+def reserved_name_problem(name: str, spec: str | None) -> str | None:
+    """Why a run may not report under `name` (a registered system's name that `spec` is not), or None."""
+    if name in registered_names() and name != spec:
+        what = f"--system {spec}" if spec else "this system"
+        return f"{name!r} is the name of a registered system and {what} is not it; give another name with --name"
+    return None
+
+
 def parse_system_names(text: str, known: Sequence[str] = BUILTIN_SYSTEMS) -> list[str]:
     """Split a comma list of built-in names, rejecting unknown or repeated ones."""
     names = [n.strip() for n in text.split(",") if n.strip()]
@@ -99,11 +112,34 @@ def load_system(spec: str, context: SystemContext) -> tuple[Any, str]:
     """A system and its default name from a built-in name, an entry-point name, or MODULE:ATTR."""
     if spec in BUILTIN_SYSTEMS:
         return build_builtin(spec, context), spec
+    return load_plugin(spec)
+
+
+def entry_point(spec: str):
+    """The `memrecall.systems` entry point registered under `spec`, or None."""
     from importlib.metadata import entry_points
 
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name == spec:
-            return _instantiate(entry.load(), spec), spec
+    return next((e for e in entry_points(group=ENTRY_POINT_GROUP) if e.name == spec), None)
+
+
+def is_trusted_spec(spec: str) -> bool:
+    """True for memrecall's own code: a built-in name, or an entry point memrecall itself registers (an adapter)."""
+    if spec in BUILTIN_SYSTEMS:
+        return True
+    entry = entry_point(spec)
+    dist = getattr(entry, "dist", None) if entry is not None else None
+    return dist is not None and dist.name == "memrecall" and entry.value.startswith("memrecall.systems.")
+
+
+def load_plugin(spec: str) -> tuple[Any, str]:
+    """A system and its default name from an entry-point name or MODULE:ATTR (imports and builds user code)."""
+    entry = entry_point(spec)
+    if entry is not None:
+        try:
+            target = entry.load()
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure of user code becomes one line
+            raise ConfigError(f"--system {spec}: cannot load {entry.value}: {_what(exc)}") from None
+        return _instantiate(target, spec), spec
     if ":" not in spec:
         raise ConfigError(f"unknown system {spec!r}: give MODULE:ATTR or one of {', '.join(registered_names())}")
     module_name, _, attr = spec.partition(":")
@@ -111,8 +147,8 @@ def load_system(spec: str, context: SystemContext) -> tuple[Any, str]:
         sys.path.insert(0, str(Path.cwd()))
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - any import failure of user code becomes one line
-        raise ConfigError(f"--system {spec}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure of user code becomes one line
+        raise ConfigError(f"--system {spec}: cannot import {module_name}: {_what(exc)}") from None
     target = module
     for part in attr.split("."):
         if not hasattr(target, part):
@@ -126,8 +162,15 @@ def _instantiate(target: Any, spec: str) -> Any:
     try:
         if isinstance(target, type) or not is_system(target) and callable(target):
             target = target()
-    except Exception as exc:  # noqa: BLE001 - user code
-        raise ConfigError(f"--system {spec}: constructing it failed: {type(exc).__name__}: {exc}") from None
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - user code
+        raise ConfigError(f"--system {spec}: constructing it failed: {_what(exc)}") from None
     if not is_system(target):
         raise ConfigError(f"--system {spec}: the object has no index(documents) and rank(query) methods")
     return target
+
+
+def _what(exc: BaseException) -> str:
+    """`TYPE: message`, or `called sys.exit(CODE)` for an exit."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    return f"{type(exc).__name__}: {exc}"

@@ -1,1 +1,1 @@
-"""The leaderboard: entries read and replayed, tables grouped by comparability, the page, its figures, README's table."""
+"""The leaderboard: entries read and replayed, comparability tables, the page, its figures, README's table."""

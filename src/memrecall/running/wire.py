@@ -1,0 +1,71 @@
+"""The plug-in worker's wire: length-prefixed JSON frames over a pipe, plain data only (never pickle)."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from datetime import datetime
+from typing import Any
+
+from memrecall.data.model import Document, PublicTask, Query
+
+HEADER = struct.Struct(">Q")
+
+
+def write_frame(fd: int, message: Any) -> None:
+    """Send one JSON value as a frame: an 8-byte big-endian length, then UTF-8 JSON."""
+    body = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    data = memoryview(HEADER.pack(len(body)) + body)
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def read_exactly(fd: int, count: int) -> bytes | None:
+    """Exactly `count` bytes from fd, or None at end of file (the other side closed or died)."""
+    chunks, left = [], count
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int) -> Any:
+    """One frame's JSON value; EOFError at end of file; ValueError when the frame is not JSON."""
+    header = read_exactly(fd, HEADER.size)
+    if header is None:
+        raise EOFError("the pipe closed")
+    body = read_exactly(fd, HEADER.unpack(header)[0])
+    if body is None:
+        raise EOFError("the pipe closed inside a frame")
+    return json.loads(body.decode("utf-8"))
+
+
+def _time(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value is not None else None
+
+
+def task_to_plain(task: PublicTask) -> dict:
+    """A public task as plain JSON: stores of [id, text, time] and queries of [id, store, text, time]."""
+    return {
+        "stores": {sid: [[d.id, d.text, _time(d.timestamp)] for d in docs] for sid, docs in task.stores.items()},
+        "queries": [[q.id, q.store_id, q.text, _time(q.time)] for q in task.queries],
+        "depth": task.depth,
+    }
+
+
+def task_from_plain(plain: dict) -> PublicTask:
+    """The public task `task_to_plain` wrote, as the NamedTuples a system is handed."""
+    from types import MappingProxyType
+
+    stores = {sid: tuple(Document(i, t, _parse_time(s)) for i, t, s in docs) for sid, docs in plain["stores"].items()}
+    queries = tuple(Query(i, s, t, _parse_time(w)) for i, s, t, w in plain["queries"])
+    return PublicTask(MappingProxyType(stores), queries, plain["depth"])

@@ -1,0 +1,176 @@
+"""A plug-in's side of the trust boundary: build it, read its declarations once, answer in plain data.
+
+`python -m memrecall.running.worker READ_FD WRITE_FD` is the worker process the scorer spawns: a fresh
+interpreter that imports and builds one plug-in and answers the scorer's frames (running/wire.py). It is
+handed only the sealed public view (opaque ids, texts, times) and sends back lists of id strings and
+declared values. `--in-process` runs the same session in the scorer's own interpreter.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from memrecall.data.model import PublicTask, Query, Ranking
+from memrecall.errors import MemrecallError, SystemFailure
+from memrecall.running.cost import TimedSystem, peak_rss_mib
+from memrecall.running.wire import read_frame, task_from_plain, write_frame
+from memrecall.systems.contract import SystemAdapter, adapt
+
+
+def plain_answer(query_id: str, output: Any, store_size: int) -> dict:
+    """One answer read once into plain data: {"ids": [...]}, or {"problem": ...} naming the query."""
+    where = f"query {query_id}"
+    if isinstance(output, Ranking):
+        if output.query_id != query_id:
+            return {"problem": f"{where}: rank() returned the ranking of {str(output.query_id)[:40]!r}"}
+        ids = tuple(output.doc_ids)
+    elif isinstance(output, (list, tuple)):
+        ids = tuple(output)
+    else:
+        return {"problem": f"{where}: rank() returned {type(output).__name__}, expected a sequence of ids or a Ranking"}
+    if len(ids) > store_size:
+        return {"too_long": len(ids)}
+    bad = [d for d in ids if type(d) is not str]
+    if bad:
+        return {"problem": f"{where}: ranked ids must be strings, got {type(bad[0]).__name__} {str(bad[0])[:40]!r}"}
+    return {"ids": [str.__str__(d) for d in ids]}
+
+
+class PluginSession:
+    """One plug-in seen only through plain data: declarations read once, answers as lists of id strings."""
+
+    def __init__(self, adapter: SystemAdapter, class_name: str) -> None:
+        self.adapter = adapter
+        self.class_name = class_name
+        self.task: PublicTask | None = None
+        self.by_store: dict[str, list[Query]] = {}
+
+    @classmethod
+    def load(cls, spec: str, name: str | None, path: Sequence[str] = ()) -> PluginSession:
+        """Import and build the plug-in of `spec` (its search path first), read its name and flag once."""
+        from memrecall.systems.registry import load_plugin
+
+        for entry in reversed([p for p in path if p not in sys.path]):
+            sys.path.insert(0, entry)
+        system, default_name = load_plugin(spec)
+        return cls.of(system, name, default_name)
+
+    @classmethod
+    def of(cls, system: Any, name: str | None, default_name: str | None = None) -> PluginSession:
+        """A session over an already built system (the Python API's in-process objects)."""
+        kind = type(system)
+        return cls(adapt(system, name, default_name), f"{kind.__module__}.{kind.__qualname__}")
+
+    def declarations(self) -> dict:
+        """The plug-in's declared values, each read once: name, uses_gold_labels, config, class."""
+        return {
+            "name": self.adapter.name,
+            "uses_gold_labels": self.adapter.uses_gold_labels,
+            "config": self.adapter.config(),
+            "class": self.class_name,
+        }
+
+    def labels(self, labels: Mapping[str, Mapping[str, Mapping[str, str]]]) -> dict:
+        """Hand authored labels (by store and document token) to a plug-in that declared it reads them."""
+        frozen = {s: {d: MappingProxyType(dict(v)) for d, v in docs.items()} for s, docs in labels.items()}
+        self.adapter.give_gold_labels(MappingProxyType({s: MappingProxyType(d) for s, d in frozen.items()}))
+        return {}
+
+    def prepare(self, task: PublicTask) -> dict:
+        """Keep the sealed task and call the plug-in's prepare(task) with a fresh copy of it."""
+        self.task = task
+        self.by_store = {}
+        for query in task.queries:
+            self.by_store.setdefault(query.store_id, []).append(query)
+        self.adapter.prepare(PublicTask(task.stores, task.queries, task.depth))
+        return {}
+
+    def store(self, store_id: str) -> dict:
+        """Index one store and rank its queries in the order they were handed; plain answers and timings."""
+        if self.task is None or store_id not in self.task.stores:
+            raise SystemFailure(f"worker: no store {store_id!r} in the task it was given")
+        documents, queries = self.task.stores[store_id], tuple(self.by_store.get(store_id, ()))
+        timed = TimedSystem(self.adapter)
+        timed.index(documents, store_id)
+        answers = timed.rank_many(queries, store_id)
+        if len(answers) != len(queries):
+            return {"returned": len(answers)}
+        return {
+            "answers": [plain_answer(q.id, a, len(documents)) for q, a in zip(queries, answers, strict=True)],
+            "index_seconds": answers.index_seconds,
+            "query_seconds": list(answers.query_seconds),
+            "basis": answers.basis,
+        }
+
+    def finish(self) -> dict:
+        """The worker's own facts at the end: its peak memory."""
+        return {"peak_rss_mib": round(peak_rss_mib(), 1)}
+
+    def call(self, op: str, payload: dict) -> dict:
+        """One operation by name, as the scorer's frames ask for it."""
+        if op == "declarations":
+            return self.declarations()
+        if op == "labels":
+            return self.labels(payload["labels"])
+        if op == "prepare":
+            return self.prepare(task_from_plain(payload["task"]))
+        if op == "store":
+            return self.store(payload["store"])
+        if op == "finish":
+            return self.finish()
+        raise SystemFailure(f"worker: unknown operation {op!r}")
+
+
+def _error(exc: BaseException) -> dict:
+    """An error as a frame: its memrecall kind, its one line, and the plug-in's traceback (shown by --debug)."""
+    import traceback
+
+    kind = type(exc).__name__ if isinstance(exc, MemrecallError) else "SystemFailure"
+    cause = exc.__cause__ if isinstance(exc, MemrecallError) else exc
+    trace = "".join(traceback.format_exception(cause)) if cause is not None else ""
+    return {"error": {"kind": kind, "message": str(exc) or type(exc).__name__, "traceback": trace}}
+
+
+def serve(read_fd: int, write_fd: int) -> None:
+    """Answer frames until `finish`: the first must be `load`; each answer goes back after stdout is flushed."""
+    session: PluginSession | None = None
+    while True:
+        try:
+            message = read_frame(read_fd)
+        except EOFError:
+            return
+        op, payload = message.get("op"), message.get("payload") or {}
+        started = time.perf_counter()
+        try:
+            if op == "load":
+                session = PluginSession.load(payload["spec"], payload.get("name"), payload.get("path", ()))
+                reply = session.declarations()
+            elif session is None:
+                raise SystemFailure("worker: no plug-in loaded")
+            else:
+                reply = session.call(op, payload)
+            answer: dict = {"ok": reply, "seconds": time.perf_counter() - started}
+        except BaseException as exc:  # noqa: BLE001 - every failure goes back as one line
+            answer = _error(exc)
+        sys.stdout.flush()
+        write_frame(write_fd, answer)
+        if op == "finish" or "error" in answer:
+            return
+
+
+def main(argv: Sequence[str]) -> int:
+    """The worker process: ignore Ctrl-C (the scorer decides), then serve the two pipes named in argv."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    serve(int(argv[0]), int(argv[1]))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
