@@ -134,3 +134,16 @@ def test_reports_on_other_data_or_without_rankings_are_refused(tmp_path):
     assert f"error: {lonely}: no rankings beside it" in missing.output
     twice = run("power", report("dense"), report("dense"))
     assert twice.exit_code == 1 and "system dense is in two of the reports" in twice.output
+
+
+def test_the_leaderboard_column_is_what_power_gives_for_the_same_pair():
+    from memrecall.reports.leaderboard.entries import read_entries
+    from memrecall.reports.leaderboard.readme import pick
+    from memrecall.reports.leaderboard.tables import build_tables
+
+    table = pick(build_tables(read_entries(ENTRIES / "epirec", {})), "epirec-2-0")
+    assert table.versus[("gated", "reflective_implicit")].best
+    dense = table.versus[("dense", "reflective_implicit")].detectable
+    result = run("power", report("gated"), report("dense"))
+    line = next(r for r in result.output.splitlines() if r.startswith("dense - gated") and "reflective_implicit" in r)
+    assert round(dense, 3) == 0.066 and line.split()[-1] == "0.066"

@@ -13,7 +13,14 @@ from memrecall.reports.fingerprint import report_fingerprint
 from memrecall.reports.leaderboard.assets import CSS, JS
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
-from memrecall.reports.leaderboard.tables import ALPHA, Table, ranking_groups, slug
+from memrecall.reports.leaderboard.tables import (
+    ALPHA,
+    DETECTABLE_NOTE,
+    Table,
+    detectable_heading,
+    ranking_groups,
+    slug,
+)
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
@@ -90,6 +97,14 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
     return f'<td class="num" data-sort="{cell["value"]:.6g}">{text}</td>'
 
 
+def detectable_cell(table: Table, entry: Entry, group: str, tested: bool) -> str:
+    """The smallest difference from the group's best row this row's queries detect; `reference` on the best row."""
+    versus = table.versus.get((entry.system, group)) if tested else None
+    if versus is not None and versus.best:
+        return '<td class="num" data-sort="">reference</td>'
+    return num(versus.detectable if versus is not None else None, 3)
+
+
 def links(table: Table, entry: Entry, site: Path) -> str:
     """Card, report, rankings and config links of a row."""
     card = card_path(table, entry)
@@ -108,6 +123,7 @@ def headers(table: Table, extra: Sequence[str] = ()) -> list[str]:
     for group in table.groups:
         for metric in table.metrics:
             cells.append(metric if group == "overall" else f"{group} {metric}")
+        cells.append(detectable_heading() if group == "overall" else f"{group} {detectable_heading()}")
     return [*cells, *COST_HEADERS, *extra, "links"]
 
 
@@ -123,7 +139,9 @@ def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool,
             f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>',
             f"<td>{badge(entry.state)}</td>",
         ]
-        cells += [metric_cell(table, entry, g, m, tested) for g in table.groups for m in table.metrics]
+        for group in table.groups:
+            cells += [metric_cell(table, entry, group, m, tested) for m in table.metrics]
+            cells.append(detectable_cell(table, entry, group, tested))
         cells += cost_cells(entry)
         cells += [extra(entry)] if extra else []
         cells.append(links(table, entry, site))
@@ -151,6 +169,7 @@ def table_section(table: Table, site: Path) -> list[str]:
         f'{html_attr(table.primary)} against time per query">'
     )
     out += rows_table(table, table.rows, site, True, f"{table.slug}-main")
+    out.append(f'<p class="note">{html_text(DETECTABLE_NOTE)}</p>')
     if table.oracle:
         out.append("<h3>Oracle systems (they read gold labels; not ranked)</h3>")
         out += rows_table(table, table.oracle, site, False, f"{table.slug}-oracle")
