@@ -84,13 +84,13 @@ def systems_card(report: dict, per_query: list[dict] | None = None) -> list[str]
     rows = []
     for name, results in systems:
         groups = [("overall", results.get("overall")), *(results.get(f"by_{stratum}", {}).items() if stratum else [])]
-        rows += [
-            [markdown_cell(name), markdown_cell(g), *(value_cell(r, m, i == 0) for i, m in enumerate(metrics))]
-            + [detectable.get((name, g), "-"), markdown_cell(r["n"])]
-            for g, r in groups
-            if r
-        ]
-    header = ["system", "group", *map(markdown_cell, metrics), HEADING, "n"]
+        for g, r in groups:
+            if r:
+                cells = [value_cell(r, m, i == 0) for i, m in enumerate(metrics)]
+                cells.insert(1, detectable.get((name, g), "-"))
+                rows.append([markdown_cell(name), markdown_cell(g), *cells, markdown_cell(r["n"])])
+    names = list(map(markdown_cell, metrics))
+    header = ["system", "group", names[0], HEADING, *names[1:], "n"]
     return lines + markdown_table(header, rows) + ["", markdown_text(note), ""]
 
 
