@@ -215,3 +215,32 @@ def test_longmemeval_reports_get_their_own_table(tmp_path):
     assert table.benchmark == "longmemeval" and table.title.endswith("Perseus protocol")
     assert table.groups == ["overall"] and table.metrics[0] == "recall@1"
     assert sorted(e.state for e in table.rows) == ["replayed", "replayed"]
+
+
+def test_each_tested_row_shows_the_difference_from_its_best_row_it_could_detect(site):
+    import numpy as np
+
+    from memrecall.reports.leaderboard.readme import markdown_table
+    from memrecall.scoring.power import mcnemar_detectable
+
+    folder, entries, files = site
+    epirec = build_tables(read_entries(entries, load_data({})))[0]
+    found = []
+    for group in epirec.groups:
+        best = next(e for e in epirec.rows if epirec.versus[(e.system, group)].best)
+        base = {r["query_id"]: r["values"][epirec.primary] for r in best.scores if r["group"] == group}
+        for entry in (e for e in epirec.rows if e is not best):
+            mine = {r["query_id"]: r["values"][epirec.primary] for r in entry.scores if r["group"] == group}
+            discordance = np.mean([mine[q] != base[q] for q in sorted(base)])
+            expected = mcnemar_detectable(float(discordance), len(base))
+            assert epirec.versus[(entry.system, group)].detectable == expected
+            found.append(expected)
+    assert found == [None] * 2 * len(epirec.groups)  # the mini task is far too small to detect any difference
+    index = files["index.html"].decode()
+    assert index.count("detectable Δ (α .05, power .8)</th>") == len(epirec.groups) + 1  # EpiRec groups, LoCoMo
+    assert index.count('<td class="num" data-sort="">reference</td>') == len(epirec.groups) + 1
+    assert "detectable Δ: the smallest paired difference from the best row" in index
+    table = markdown_table(epirec)
+    assert f"| {epirec.groups[0]} detectable Δ (α .05, power .8) |" in table.splitlines()[0]
+    assert table.count("| reference |") == len(epirec.groups)
+    assert table.rstrip().splitlines()[-1].startswith("detectable Δ: the smallest paired difference")

@@ -50,7 +50,7 @@ def test_markdown_numbers_match_the_report(baseline_card):
             for r in (by_type[t] for t in ("factual", "reflective_explicit", "reflective_implicit"))
         ]
         row = next(line for line in card.splitlines() if line.startswith(f"| {name} |") and "[" in line)
-        assert row.split(" | ")[1:4] == cells
+        assert row.split(" | ")[1:7:2] == cells
     assert card.count("![") == 3
 
 
@@ -110,3 +110,35 @@ def test_card_lists_the_queries_every_system_missed(baseline_card):
     assert "1 query was missed by every system" in card
     for query_id in missed:
         assert f"| {query_id} |" in card
+
+
+def test_the_card_shows_the_detectable_difference_against_the_first_strategy(baseline_card):
+    from memrecall.reports.card_power import detectable_cells
+    from memrecall.scoring.per_query import read_per_query
+    from memrecall.scoring.power import mcnemar_detectable
+
+    report = json.loads((baseline_card / "report.json").read_text())
+    card = (baseline_card / "card" / "README.md").read_text()
+    header = next(line for line in card.splitlines() if line.startswith("| strategy | factual |"))
+    assert header.split(" | ")[2] == "factual detectable Δ (α .05, power .8)"
+    recency = next(line for line in card.splitlines() if line.startswith("| recency |") and "[" in line)
+    assert recency.rstrip(" |").split(" | ")[2:9:2] == ["reference"] * 4
+    rows = read_per_query(baseline_card / "per_query.jsonl")
+    strategies = [(n, report["content"]["strategies"][n]["results"]) for n in ("recency", "hashing", "fts5")]
+    cells, note = detectable_cells("recall@3", "probe_type", strategies, rows)
+    fts5 = next(line for line in card.splitlines() if line.startswith("| fts5 |") and "[" in line)
+    groups = ("factual", "reflective_explicit", "reflective_implicit", "overall")
+    assert fts5.rstrip(" |").split(" | ")[2:9:2] == [cells[("fts5", g)] for g in groups]
+    assert note.startswith("detectable Δ (α .05, power .8): the smallest paired difference from recency")
+    assert "the smallest paired difference from recency that these queries detect" in card
+    alone, assumed = detectable_cells("recall@3", "probe_type", strategies[:1], None)
+    assert "assumed discordance of 0.25" in assumed
+    n = strategies[0][1]["overall"]["n"]
+    expected = mcnemar_detectable(0.25, n)
+    assert alone[("recency", "overall")] == ("-" if expected is None else f"{expected:.3f}")
+    missing = detectable_cells("recall@3", "probe_type", strategies, None)
+    assert missing == (
+        {},
+        "detectable Δ (α .05, power .8): needs per-query hits (write the card with --per-query, "
+        "or run memrecall power).",
+    )

@@ -250,16 +250,18 @@ def finish_outputs(report: dict, rows: list[dict], per_query: Path | None, repor
         rows = bind_rows(report, rows)
         write_jsonl(per_query, rows)
         click.echo(f"per-query results: {per_query} ({len(rows)} rows)")
-    render_card(report, report_dir, hardest_for(report, rows))
+    render_card(report, report_dir, hardest_for(report, rows), rows)
 
 
-def render_card(report: dict, folder: Path | None, hardest: list[dict] | None = None) -> None:
+def render_card(
+    report: dict, folder: Path | None, hardest: list[dict] | None = None, rows: list[dict] | None = None
+) -> None:
     """Write figures and the Markdown report card when a folder is given."""
     if folder is None:
         return
     from memrecall.reports.card import write_report_card
 
-    written = write_report_card(report, folder, hardest)
+    written = write_report_card(report, folder, hardest, rows=rows)
     click.echo(f"report card: {folder}/README.md ({len(written) - 1} figures)")
 
 

@@ -359,7 +359,7 @@ def report_command(
         raise ConfigError(f"{report_path}: UNVERIFIED: {reason}; --allow-unverified renders it marked UNVERIFIED")
     if state == "UNVERIFIED":
         click.echo(f"warning: {report_path}: UNVERIFIED ({reason}); card marked UNVERIFIED", err=True)
-    hardest = None
+    hardest = rows = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for
         from memrecall.reports.per_query_binding import check_binding
@@ -368,7 +368,7 @@ def report_command(
         rows = read_per_query(per_query)
         check_binding(report, rows, str(per_query))
         hardest = hardest_for(report, rows)
-    for path in write_report_card(report, out, hardest, state=state, reason=reason):
+    for path in write_report_card(report, out, hardest, state=state, reason=reason, rows=rows):
         click.echo(f"wrote {path}")
 
 

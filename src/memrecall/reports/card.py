@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memrecall.io import atomic_write_text
+from memrecall.reports.card_power import HEADING, detectable_cells
 from memrecall.reports.card_sections import (
     comparisons_card,
     figure_lines,
@@ -65,12 +66,26 @@ def _percent(value) -> str:
     return f"{value:.0%}" if isinstance(value, (int, float)) else str(value)
 
 
-def epirec_card(report: dict, figures: list[Path]) -> list[str]:
-    """Tables by probe type (primary metric with CI, then the others), by band and by age; figures."""
+def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = None) -> list[str]:
+    """Tables by probe type (primary metric with CI and detectable difference, then the others), by band and by age;
+    figures."""
     content = report["content"]
     metrics = content["scoring"]["metrics"]
     primary = content["primary_metric"]
     systems = epirec_systems(report)
+    entries, order = (
+        ("strategies", "strategy_order") if content.get("kind") == "baseline" else ("systems", "system_order")
+    )
+    named = [(n, content[entries][n]["results"]) for n in content[order]]
+    seed = content["scoring"]["bootstrap"].get("seed", 0)
+    groups = [*PROBE_TYPES, "overall"]
+    found, note = detectable_cells(primary, "probe_type", named, rows, seed)
+    detectable = {
+        (shown, g): found[(n, g)]
+        for (n, _), (shown, _) in zip(named, systems, strict=True)
+        for g in groups
+        if (n, g) in found
+    }
     lines = [
         f"## {cell(primary)} by probe type (95% CI)",
         "",
@@ -78,16 +93,23 @@ def epirec_card(report: dict, figures: list[Path]) -> list[str]:
         "",
     ]
     lines += markdown_table(
-        ["strategy", *PROBE_TYPES, "overall"],
+        ["strategy", *(h for g in groups for h in (g, f"{g} {HEADING}"))],
         [
             [
                 cell(name),
-                *(value_cell(r.get("by_probe_type", {}).get(t), primary) for t in PROBE_TYPES),
-                value_cell(r.get("overall"), primary),
+                *(
+                    c
+                    for g in groups
+                    for c in (
+                        value_cell(r.get("overall") if g == "overall" else r.get("by_probe_type", {}).get(g), primary),
+                        detectable.get((name, g), "-"),
+                    )
+                ),
             ]
             for name, r in systems
         ],
     )
+    lines += ["", markdown_text(note)]
     for metric in metrics[1:]:
         lines += ["", f"### {cell(metric)} by probe type", ""]
         lines += markdown_table(
@@ -161,8 +183,10 @@ def write_report_card(
     unverified: bool = False,
     state: str | None = None,
     reason: str = "",
+    rows: list[dict] | None = None,
 ) -> list[Path]:
-    """Figures and README.md for the report into `out` (with a hardest-queries table when given).
+    """Figures and README.md for the report into `out` (with a hardest-queries table when given; the detectable
+    differences against the first system need its per-query `rows`).
 
     `state` is the report's verification state (memrecall.reports.verification.report_state); without one it
     is worked out from the report alone (fingerprint and signatures), or UNVERIFIED when `unverified`.
@@ -181,9 +205,9 @@ def write_report_card(
         body = harness_card(report, figures)
     elif kind == "baseline" or content.get("benchmark") == "epirec":
         figures = epirec_figures(report, out)
-        body = epirec_card(report, figures)
+        body = epirec_card(report, figures, rows)
     else:
-        figures, body = [], systems_card(report)
+        figures, body = [], systems_card(report, rows)
     body = body + comparisons_card(report) + hardest_card(hardest) + cost_card(report)
     task = content["task"]
     title = f"# memrecall report card: {cell(task['name'])} {cell(task['version'])} ({cell(kind)})"

@@ -69,23 +69,29 @@ def sufficiency_table(mode: str, block: dict) -> list[str]:
     return ["", title, "", *markdown_table(header, rows)]
 
 
-def systems_card(report: dict) -> list[str]:
-    """For run/evaluate/compare reports outside EpiRec: metrics overall and per primary-stratum group."""
+def systems_card(report: dict, per_query: list[dict] | None = None) -> list[str]:
+    """For run/evaluate/compare reports outside EpiRec: metrics overall and per primary-stratum group, and the
+    primary metric's detectable difference against the first system."""
+    from memrecall.reports.card_power import HEADING, detectable_cells
+
     content = report["content"]
     stratum = content.get("primary_stratum")
     metrics = content["scoring"]["metrics"]
+    systems = [(name, content["systems"][name]["results"]) for name in content["system_order"]]
+    seed = content["scoring"]["bootstrap"].get("seed", 0)
+    detectable, note = detectable_cells(content["primary_metric"], stratum, systems, per_query, seed)
     lines = [f"## Results (primary metric {markdown_text(content['primary_metric'])}, 95% CI on the first column)", ""]
     rows = []
-    for name in content["system_order"]:
-        results = content["systems"][name]["results"]
+    for name, results in systems:
         groups = [("overall", results.get("overall")), *(results.get(f"by_{stratum}", {}).items() if stratum else [])]
-        rows += [
-            [markdown_cell(name), markdown_cell(g), *(value_cell(r, m, i == 0) for i, m in enumerate(metrics))]
-            + [markdown_cell(r["n"])]
-            for g, r in groups
-            if r
-        ]
-    return lines + markdown_table(["system", "group", *map(markdown_cell, metrics), "n"], rows) + [""]
+        for g, r in groups:
+            if r:
+                cells = [value_cell(r, m, i == 0) for i, m in enumerate(metrics)]
+                cells.insert(1, detectable.get((name, g), "-"))
+                rows.append([markdown_cell(name), markdown_cell(g), *cells, markdown_cell(r["n"])])
+    names = list(map(markdown_cell, metrics))
+    header = ["system", "group", names[0], HEADING, *names[1:], "n"]
+    return lines + markdown_table(header, rows) + ["", markdown_text(note), ""]
 
 
 def comparisons_card(report: dict) -> list[str]:

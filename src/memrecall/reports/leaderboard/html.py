@@ -3,17 +3,14 @@ per row. Every string from a report goes through html_text / html_attr; nothing 
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
-from memrecall.reports.fingerprint import report_fingerprint
-from memrecall.reports.leaderboard.assets import CSS, JS
+from memrecall.reports.leaderboard.cards import badge, card_page, card_path, link, page
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
-from memrecall.reports.leaderboard.tables import ALPHA, Table, ranking_groups, slug
+from memrecall.reports.leaderboard.tables import ALPHA, DETECTABLE_NOTE, Table, detectable_heading, ranking_groups
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
@@ -21,34 +18,6 @@ SUBMIT = [
     "memrecall verify entries/epirec/my-system.report.json --rankings entries/epirec/my-system.rankings.jsonl",
 ]
 COST_HEADERS = ["prepare + index s", "latency p50 ms", "latency p95 ms", "ms per query, all-in", "peak RSS MiB"]
-
-
-def link(target: Path, site: Path, depth: int = 0) -> str:
-    """A relative POSIX link from a page `depth` folders below the site root to `target`."""
-    relative = os.path.relpath(Path(target).resolve(), Path(site).resolve())
-    return "../" * depth + Path(relative).as_posix()
-
-
-def card_path(table: Table, entry: Entry) -> str:
-    """Where a row's card goes inside the site."""
-    return f"cards/{table.slug}/{slug(entry.system)}.html"
-
-
-def page(title: str, body: list[str]) -> str:
-    """A whole HTML document with our CSS and JavaScript inline."""
-    head = f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html_text(title)}</title>\n'
-    return (
-        head
-        + f"<style>{CSS}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + f"\n<script>{JS}</script>\n</body>\n</html>\n"
-    )
-
-
-def badge(state: str) -> str:
-    """The state badge of a row."""
-    kind = slug(state.split()[0]) if state else "unverified"
-    return f'<span class="badge {html_attr(kind)}">{html_text(state)}</span>'
 
 
 def num(value: float | None, digits: int) -> str:
@@ -90,6 +59,14 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
     return f'<td class="num" data-sort="{cell["value"]:.6g}">{text}</td>'
 
 
+def detectable_cell(table: Table, entry: Entry, group: str, tested: bool) -> str:
+    """The smallest difference from the group's best row this row's queries detect; `reference` on the best row."""
+    versus = table.versus.get((entry.system, group)) if tested else None
+    if versus is not None and versus.best:
+        return '<td class="num" data-sort="">reference</td>'
+    return num(versus.detectable if versus is not None else None, 3)
+
+
 def links(table: Table, entry: Entry, site: Path) -> str:
     """Card, report, rankings and config links of a row."""
     card = card_path(table, entry)
@@ -108,6 +85,7 @@ def headers(table: Table, extra: Sequence[str] = ()) -> list[str]:
     for group in table.groups:
         for metric in table.metrics:
             cells.append(metric if group == "overall" else f"{group} {metric}")
+        cells.append(detectable_heading() if group == "overall" else f"{group} {detectable_heading()}")
     return [*cells, *COST_HEADERS, *extra, "links"]
 
 
@@ -123,7 +101,9 @@ def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool,
             f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>',
             f"<td>{badge(entry.state)}</td>",
         ]
-        cells += [metric_cell(table, entry, g, m, tested) for g in table.groups for m in table.metrics]
+        for group in table.groups:
+            cells += [metric_cell(table, entry, group, m, tested) for m in table.metrics]
+            cells.append(detectable_cell(table, entry, group, tested))
         cells += cost_cells(entry)
         cells += [extra(entry)] if extra else []
         cells.append(links(table, entry, site))
@@ -151,6 +131,7 @@ def table_section(table: Table, site: Path) -> list[str]:
         f'{html_attr(table.primary)} against time per query">'
     )
     out += rows_table(table, table.rows, site, True, f"{table.slug}-main")
+    out.append(f'<p class="note">{html_text(DETECTABLE_NOTE)}</p>')
     if table.oracle:
         out.append("<h3>Oracle systems (they read gold labels; not ranked)</h3>")
         out += rows_table(table, table.oracle, site, False, f"{table.slug}-oracle")
@@ -189,58 +170,6 @@ def index_page(tables: Sequence[Table], site: Path) -> str:
     ]
     body += [f"<pre><code>{html_text(command)}</code></pre>" for command in SUBMIT]
     return page("memrecall leaderboard", body)
-
-
-def card_page(table: Table, entry: Entry, site: Path) -> str:
-    """A row's card: state and checks, every metric by group, cost, config, provenance, links."""
-    content, depth = entry.content, 2
-    metrics = content["scoring"]["metrics"]
-    stratum = content.get("primary_stratum")
-    body = [f"<h1>{html_text(entry.system)} on {html_text(table.title)}</h1>", f"<p>{badge(entry.state)}</p>", "<ul>"]
-    body += [
-        f"<li>{'ok' if c.ok else 'FAILED'}: {html_text(c.name)} ({html_text(c.detail)})</li>" for c in entry.checks
-    ]
-    body += ["</ul>", "<h2>Results (95 % CI)</h2>", "<table><thead><tr><th>group</th><th>n</th>"]
-    body += [f"<th>{html_text(m)}</th>" for m in metrics] + ["</tr></thead><tbody>"]
-    groups = [("overall", entry.results.get("overall") or {})]
-    groups += sorted((entry.results.get(f"by_{stratum}") or {}).items()) if stratum else []
-    for name, row in groups:
-        cells = [f"<td>{html_text(name)}</td>", f'<td class="num">{html_text(row.get("n", "-"))}</td>']
-        for metric in metrics:
-            value = row.get(metric)
-            cells.append(
-                f'<td class="num">{value["value"]:.3f} [{value["ci_low"]:.2f}, {value["ci_high"]:.2f}]</td>'
-                if value
-                else '<td class="num">-</td>'
-            )
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    body += ["</tbody></table>", "<h2>Cost (unsigned env)</h2>"]
-    body.append(f"<pre>{html_text(json.dumps(entry.cost, indent=2, sort_keys=True))}</pre>")
-    body += [
-        '<h2 id="config">Config (unsigned env)</h2>',
-        f"<pre>{html_text(json.dumps(entry.config, indent=2, sort_keys=True))}</pre>",
-    ]
-    task = content["task"]
-    facts = [
-        (
-            "task",
-            f"{task['name']} {task['version']}: {task['stores']} stores, {task['documents']} documents, "
-            f"{task['queries']} queries",
-        ),
-        ("data sha256", task["source_sha256"]),
-        ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
-        ("report fingerprint (content sha256)", report_fingerprint(entry.report) or ""),
-        ("memrecall version", content.get("memrecall_version", "")),
-    ]
-    body += ["<h2>Provenance</h2>", "<table><tbody>"]
-    body += [f"<tr><th>{html_text(k)}</th><td><code>{html_text(v)}</code></td></tr>" for k, v in facts]
-    body += ["</tbody></table>", "<p>"]
-    body.append(
-        f'<a href="{html_attr(link(entry.report_path, site, depth))}">report</a> &middot; '
-        f'<a href="{html_attr(link(entry.rankings_path, site, depth))}">rankings</a> &middot; '
-        f'<a href="../../index.html#{html_attr(table.slug)}">back to the leaderboard</a></p>'
-    )
-    return page(f"{entry.system}: {table.title}", body)
 
 
 def site_files(tables: Sequence[Table], site: Path) -> dict[str, bytes]:

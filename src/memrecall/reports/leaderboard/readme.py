@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memrecall.reports.escape import markdown_cell
+from memrecall.reports.escape import markdown_cell, markdown_text
 from memrecall.reports.leaderboard.figure import per_query_ms
-from memrecall.reports.leaderboard.tables import Table
+from memrecall.reports.leaderboard.tables import DETECTABLE_NOTE, Table, detectable_heading
 
 START, END = "<!-- leaderboard-top -->", "<!-- /leaderboard-top -->"
 
@@ -17,16 +17,27 @@ def _cell(table: Table, entry, group: str) -> str:
     return f"{cell['value']:.3f} [{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]" if cell else "-"
 
 
+def _detectable(table: Table, entry, group: str) -> str:
+    """The row's detectable difference from the group's best row; `reference` on that row, `-` when none."""
+    versus = table.versus.get((entry.system, group))
+    if versus is not None and versus.best:
+        return "reference"
+    return f"{versus.detectable:.3f}" if versus is not None and versus.detectable is not None else "-"
+
+
 def markdown_table(table: Table) -> str:
-    """Every comparable row of `table` in page order: #, system, the primary metric per group, cost."""
-    header = ["#", "system", *(f"{g} {table.primary}" for g in table.groups), "ms per query", "peak RSS MiB"]
+    """Every comparable row of `table` in page order: #, system, primary metric and detectable Δ per group, cost;
+    the line saying what detectable Δ means under it."""
+    columns = [h for g in table.groups for h in (f"{g} {table.primary}", f"{g} {detectable_heading()}")]
+    header = ["#", "system", *columns, "ms per query", "peak RSS MiB"]
     lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     for position, entry in enumerate(table.rows, start=1):
         ms, rss = per_query_ms(entry), entry.cost.get("peak_rss_mib")
-        cells = [str(position), markdown_cell(entry.system), *(_cell(table, entry, g) for g in table.groups)]
+        groups = [c for g in table.groups for c in (_cell(table, entry, g), _detectable(table, entry, g))]
+        cells = [str(position), markdown_cell(entry.system), *groups]
         cells += [f"{ms:.2f}" if ms is not None else "-", f"{rss:.0f}" if isinstance(rss, (int, float)) else "-"]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", markdown_text(DETECTABLE_NOTE)]) + "\n"
 
 
 def with_table(text: str, table_markdown: str, where: str) -> str:

@@ -1,5 +1,6 @@
 """The leaderboard's tables: one per benchmark and version, rows apart by comparability and oracle, and each
-row's paired test against the best row (sign-flip randomisation on per-query values, Holm-adjusted)."""
+row's paired test against the best row (sign-flip randomisation on per-query values, Holm-adjusted) and the
+smallest difference from it the queries can detect (scoring/power.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from memrecall.reports.comparability import mismatches
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.scoring.metrics import group_rng
 from memrecall.scoring.paired import PERMUTATIONS, holm_adjust, randomisation_p
+from memrecall.scoring.power import paired_power
 
 ALPHA = 0.05
+POWER = 0.8
 SEED = 0
 TITLES = {
     "epirec": "EpiRec {version}, by probe type",
@@ -29,12 +32,28 @@ TITLES = {
 }
 
 
+def detectable_heading() -> str:
+    """The heading of the detectable-difference column: `detectable Δ (α .05, power .8)`."""
+    return f"detectable Δ (α {ALPHA:g}, power {POWER:g})".replace("0.", ".")
+
+
+DETECTABLE_NOTE = (
+    "detectable Δ: the smallest paired difference from the best row of its column that this many queries detect "
+    "(two-sided, McNemar's paired-proportions formula at the pair's observed discordance, Connor 1987, for hit "
+    "metrics; a seeded paired bootstrap sd otherwise); a smaller gap is one this benchmark cannot tell from "
+    "noise; - means the two rows disagree on too few queries for any difference to be detectable. "
+    "memrecall power gives it for any pair."
+)
+
+
 @dataclass
 class Versus:
-    """A row against the best row of one group: whether it is the best, its Holm-adjusted p, separable or not."""
+    """A row against the best row of one group: whether it is the best, its Holm-adjusted p, separable or not,
+    and the smallest paired difference from the best row its queries detect at ALPHA with POWER (None: none)."""
 
     best: bool
     p_holm: float | None = None
+    detectable: float | None = None
 
     @property
     def separable(self) -> bool:
@@ -176,7 +195,7 @@ def _against_best(table: Table, group: str) -> dict[tuple[str, str], Versus]:
     best = min(table.rows, key=lambda e: (-_value(table, e, group), e.system))
     base = _values(best, group, table.primary)
     others = [e for e in table.rows if e is not best]
-    p_values = []
+    p_values, detectable = [], []
     for entry in others:
         mine = _values(entry, group, table.primary)
         if set(mine) != set(base):
@@ -185,7 +204,12 @@ def _against_best(table: Table, group: str) -> dict[tuple[str, str], Versus]:
         diff = np.array([mine[q] - base[q] for q in ids], dtype=np.float64)
         rng = group_rng(SEED, f"leaderboard:{table.slug}:{group}:{entry.system}")
         p_values.append(randomisation_p(diff, rng, PERMUTATIONS))
+        mine_values = np.array([mine[q] for q in ids], dtype=np.float64)
+        base_values = np.array([base[q] for q in ids], dtype=np.float64)
+        label = f"leaderboard-power:{table.slug}:{group}:{entry.system}"
+        found = paired_power(table.primary, mine_values, base_values, ALPHA, POWER, seed=SEED, label=label)
+        detectable.append(found.detectable)
     out = {(best.system, group): Versus(True)}
-    for entry, adjusted in zip(others, holm_adjust(p_values), strict=True):
-        out[(entry.system, group)] = Versus(False, adjusted)
+    for entry, adjusted, smallest in zip(others, holm_adjust(p_values), detectable, strict=True):
+        out[(entry.system, group)] = Versus(False, adjusted, smallest)
     return out

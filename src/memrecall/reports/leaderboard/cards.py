@@ -1,0 +1,93 @@
+"""The leaderboard's pages as HTML: the shared page frame, links, state badges, and a card per row."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from memrecall.reports.escape import html_attr, html_text
+from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.leaderboard.assets import CSS, JS
+from memrecall.reports.leaderboard.entries import Entry
+from memrecall.reports.leaderboard.tables import Table, slug
+
+
+def link(target: Path, site: Path, depth: int = 0) -> str:
+    """A relative POSIX link from a page `depth` folders below the site root to `target`."""
+    relative = os.path.relpath(Path(target).resolve(), Path(site).resolve())
+    return "../" * depth + Path(relative).as_posix()
+
+
+def card_path(table: Table, entry: Entry) -> str:
+    """Where a row's card goes inside the site."""
+    return f"cards/{table.slug}/{slug(entry.system)}.html"
+
+
+def page(title: str, body: list[str]) -> str:
+    """A whole HTML document with our CSS and JavaScript inline."""
+    head = f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html_text(title)}</title>\n'
+    return (
+        head
+        + f"<style>{CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + f"\n<script>{JS}</script>\n</body>\n</html>\n"
+    )
+
+
+def badge(state: str) -> str:
+    """The state badge of a row."""
+    kind = slug(state.split()[0]) if state else "unverified"
+    return f'<span class="badge {html_attr(kind)}">{html_text(state)}</span>'
+
+
+def card_page(table: Table, entry: Entry, site: Path) -> str:
+    """A row's card: state and checks, every metric by group, cost, config, provenance, links."""
+    content, depth = entry.content, 2
+    metrics = content["scoring"]["metrics"]
+    stratum = content.get("primary_stratum")
+    body = [f"<h1>{html_text(entry.system)} on {html_text(table.title)}</h1>", f"<p>{badge(entry.state)}</p>", "<ul>"]
+    body += [
+        f"<li>{'ok' if c.ok else 'FAILED'}: {html_text(c.name)} ({html_text(c.detail)})</li>" for c in entry.checks
+    ]
+    body += ["</ul>", "<h2>Results (95 % CI)</h2>", "<table><thead><tr><th>group</th><th>n</th>"]
+    body += [f"<th>{html_text(m)}</th>" for m in metrics] + ["</tr></thead><tbody>"]
+    groups = [("overall", entry.results.get("overall") or {})]
+    groups += sorted((entry.results.get(f"by_{stratum}") or {}).items()) if stratum else []
+    for name, row in groups:
+        cells = [f"<td>{html_text(name)}</td>", f'<td class="num">{html_text(row.get("n", "-"))}</td>']
+        for metric in metrics:
+            value = row.get(metric)
+            cells.append(
+                f'<td class="num">{value["value"]:.3f} [{value["ci_low"]:.2f}, {value["ci_high"]:.2f}]</td>'
+                if value
+                else '<td class="num">-</td>'
+            )
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    body += ["</tbody></table>", "<h2>Cost (unsigned env)</h2>"]
+    body.append(f"<pre>{html_text(json.dumps(entry.cost, indent=2, sort_keys=True))}</pre>")
+    body += [
+        '<h2 id="config">Config (unsigned env)</h2>',
+        f"<pre>{html_text(json.dumps(entry.config, indent=2, sort_keys=True))}</pre>",
+    ]
+    task = content["task"]
+    facts = [
+        (
+            "task",
+            f"{task['name']} {task['version']}: {task['stores']} stores, {task['documents']} documents, "
+            f"{task['queries']} queries",
+        ),
+        ("data sha256", task["source_sha256"]),
+        ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
+        ("report fingerprint (content sha256)", report_fingerprint(entry.report) or ""),
+        ("memrecall version", content.get("memrecall_version", "")),
+    ]
+    body += ["<h2>Provenance</h2>", "<table><tbody>"]
+    body += [f"<tr><th>{html_text(k)}</th><td><code>{html_text(v)}</code></td></tr>" for k, v in facts]
+    body += ["</tbody></table>", "<p>"]
+    body.append(
+        f'<a href="{html_attr(link(entry.report_path, site, depth))}">report</a> &middot; '
+        f'<a href="{html_attr(link(entry.rankings_path, site, depth))}">rankings</a> &middot; '
+        f'<a href="../../index.html#{html_attr(table.slug)}">back to the leaderboard</a></p>'
+    )
+    return page(f"{entry.system}: {table.title}", body)
