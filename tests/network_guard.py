@@ -75,8 +75,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         code = route_out_error()
         if code != errno.ENETUNREACH:
             shown = "a 2 s hang" if code is None else errno.errorcode.get(code, str(code)) if code else "success"
-            pytest.exit(f"{NO_NETWORK_ENV}=1 but a connect to {PROBE_ADDRESS[0]} gave {shown}: not in a network "
-                        "namespace without a route out (run tests/adapters/run_offline.sh)", returncode=3)
+            pytest.exit(
+                f"{NO_NETWORK_ENV}=1 but a connect to {PROBE_ADDRESS[0]} gave {shown}: not in a network "
+                "namespace without a route out (run tests/adapters/run_offline.sh)",
+                returncode=3,
+            )
     install_audit()
 
 
@@ -92,8 +95,11 @@ def no_network_attempts(request):
     before = list(ATTEMPTS)
     ATTEMPTS.clear()
     if before:
-        pytest.fail(f"{len(before)} network attempt(s) before this test (imports, collection or a wider fixture): "
-                    + "; ".join(dict.fromkeys(before)), pytrace=False)
+        pytest.fail(
+            f"{len(before)} network attempt(s) before this test (imports, collection or a wider fixture): "
+            + "; ".join(dict.fromkeys(before)),
+            pytrace=False,
+        )
     yield ATTEMPTS
     tried = list(ATTEMPTS)
     ATTEMPTS.clear()

@@ -12,9 +12,7 @@ ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
 
 
 def test_the_committed_page_rebuilds_byte_for_byte():
-    done = subprocess.run(
-        [sys.executable, "scripts/leaderboard.py", "check"], cwd=ROOT, capture_output=True, text=True
-    )
+    done = subprocess.run([sys.executable, "scripts/leaderboard.py", "check"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "rebuilds byte for byte" in done.stdout
 

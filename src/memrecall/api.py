@@ -12,11 +12,11 @@ from memrecall.data.model import Ranking
 from memrecall.errors import ConfigError
 from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
+from memrecall.running.boundary.identity import RANKINGS_FILE, plugin_identity, source_facts
+from memrecall.running.boundary.isolated import rank_plugin
+from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT
 from memrecall.running.executors import executor_facts
-from memrecall.running.identity import RANKINGS_FILE, plugin_identity, source_facts
-from memrecall.running.isolated import rank_plugin
 from memrecall.running.pipeline import rank_task
-from memrecall.running.worker_client import DEFAULT_TIMEOUT
 from memrecall.scoring.per_query import per_query_rows
 from memrecall.scoring.policy import cut_offs
 from memrecall.systems.contract import SystemAdapter, adapt
@@ -117,7 +117,7 @@ def run_system(
 
 def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, pass_env):
     """(a Plugin to run across the boundary, None) or (None, an adapter of memrecall's own code)."""
-    from memrecall.running.isolated import Plugin
+    from memrecall.running.boundary.isolated import Plugin
     from memrecall.systems.registry import SystemContext, is_trusted_spec, load_system, reserved_name_problem
 
     if isinstance(system, str) and not is_trusted_spec(system):

@@ -61,7 +61,10 @@ def test_depth_config_and_cleanup(adapter_class):
     assert adapter.rank(ask("What does my cat eat?")) == ["tuna", "cat"]
     config, folder = adapter.config(), adapter._folder
     assert (config["name"], config["version"], config["n_results"]) == (
-        adapter_class.name, metadata.version("mempalace"), 2)
+        adapter_class.name,
+        metadata.version("mempalace"),
+        2,
+    )
     adapter.close()
     assert folder is not None and not os.path.exists(folder)
 

@@ -57,7 +57,10 @@ def test_the_runner_passes_its_no_route_check_and_runs_the_adapter_tests_inside_
     env.pop("MEMRECALL_NO_NETWORK", None)
     done = subprocess.run(
         [str(RUNNER), str(Path(__file__)), "-k", "recorded"],
-        capture_output=True, text=True, timeout=600, env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout

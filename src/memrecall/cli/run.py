@@ -26,7 +26,7 @@ from memrecall.cli.common import (
     write_rankings,
     write_report,
 )
-from memrecall.running.worker_client import DEFAULT_TIMEOUT
+from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT
 
 IN_PROCESS = "--in-process"
 

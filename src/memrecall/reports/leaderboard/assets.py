@@ -13,6 +13,7 @@ td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-n
 .badge { display: inline-block; padding: 0 .45em; border-radius: .6em; font-size: 11px; white-space: nowrap; }
 .badge.replayed { background: #d8f0dc; color: #0b5a24; } .badge.signed { background: #dbe7fb; color: #123f85; }
 .badge.fingerprint { background: #ececec; color: #444; } .badge.unverified { background: #fbd9d6; color: #8a1410; }
+.badge.code { background: #f3ecdc; color: #5a4410; }
 pre, code { background: #f6f6f6; font-size: 12px; } pre { padding: .6em; overflow-x: auto; }
 img.figure { max-width: 100%; border: 1px solid #e2e2e2; }
 .wide { overflow-x: auto; max-width: 100%; } td.links { white-space: nowrap; }

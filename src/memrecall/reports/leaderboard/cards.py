@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
 from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.identity import describe_identity
 from memrecall.reports.leaderboard.assets import CSS, JS
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.tables import Table, slug
@@ -41,12 +42,25 @@ def badge(state: str) -> str:
     return f'<span class="badge {html_attr(kind)}">{html_text(state)}</span>'
 
 
+CODE_BADGES = {"own code": "memrecall's own", "process": "isolated", "rankings file": "rankings file"}
+
+
+def code_badge(entry: Entry) -> str:
+    """The badge that says where the code behind a row's rankings ran (from signed content)."""
+    text = CODE_BADGES.get(entry.isolation, entry.isolation)
+    return f'<span class="badge code">{html_text(text)}</span>'
+
+
 def card_page(table: Table, entry: Entry, site: Path) -> str:
     """A row's card: state and checks, every metric by group, cost, config, provenance, links."""
     content, depth = entry.content, 2
     metrics = content["scoring"]["metrics"]
     stratum = content.get("primary_stratum")
-    body = [f"<h1>{html_text(entry.system)} on {html_text(table.title)}</h1>", f"<p>{badge(entry.state)}</p>", "<ul>"]
+    body = [
+        f"<h1>{html_text(entry.system)} on {html_text(table.title)}</h1>",
+        f"<p>{badge(entry.state)} {code_badge(entry)}</p>",
+        "<ul>",
+    ]
     body += [
         f"<li>{'ok' if c.ok else 'FAILED'}: {html_text(c.name)} ({html_text(c.detail)})</li>" for c in entry.checks
     ]
@@ -80,6 +94,7 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
         ("data sha256", task["source_sha256"]),
         ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
         ("report fingerprint (content sha256)", report_fingerprint(entry.report) or ""),
+        ("code", describe_identity(content, entry.system)),
         ("memrecall version", content.get("memrecall_version", "")),
     ]
     body += ["<h2>Provenance</h2>", "<table><tbody>"]

@@ -11,6 +11,7 @@ from pathlib import Path
 from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
 from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.content import shape_problem
+from memrecall.reports.identity import isolation
 from memrecall.reports.query_scores import read_scores, scores_rows
 from memrecall.reports.verification import Check, report_state, verify_report
 
@@ -44,6 +45,11 @@ class Entry:
         """True when the report's signed content says the system reads gold labels."""
         own = self.content["systems"][self.system]
         return bool(self.content.get("uses_gold_labels") or own.get("uses_gold_labels"))
+
+    @property
+    def isolation(self) -> str:
+        """Where the code behind the rankings ran, from signed content: own code, process or rankings file."""
+        return isolation(self.content, self.system)
 
     @property
     def cost(self) -> dict:
@@ -91,6 +97,8 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
         problem = "not a one-system report (memrecall run or sweep writes those)"
     if problem is None and content.get("benchmark") not in BENCHMARKS:
         problem = f"unknown benchmark {content.get('benchmark')!r}"
+    if problem is None and isolation(content, content["system_order"][0]) == "none":
+        problem = "its plug-in shared the scorer's interpreter (isolation: none, --in-process); run it isolated"
     if problem:
         raise DatasetError(str(path), "", problem)
     stem = path.name.removesuffix(".report.json")

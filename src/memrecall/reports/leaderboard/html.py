@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
-from memrecall.reports.leaderboard.cards import badge, card_page, card_path, link, page
+from memrecall.reports.leaderboard.cards import badge, card_page, card_path, code_badge, link, page
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
 from memrecall.reports.leaderboard.tables import ALPHA, DETECTABLE_NOTE, Table, detectable_heading, ranking_groups
@@ -99,7 +99,7 @@ def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool,
         cells = [
             num(float(position), 0),
             f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>',
-            f"<td>{badge(entry.state)}</td>",
+            f"<td>{badge(entry.state)} {code_badge(entry)}</td>",
         ]
         for group in table.groups:
             cells += [metric_cell(table, entry, group, m, tested) for m in table.metrics]
@@ -158,7 +158,10 @@ def index_page(tables: Sequence[Table], site: Path) -> str:
         "metric with its 95 % bootstrap CI. Cost comes from each report's unsigned env (the machine that ran it). "
         "State: <em>replayed</em> = the rankings were scored again here and gave identical content; "
         "<em>signed by KEY</em> = a signature by that key checks; <em>fingerprint only</em> = the content hash "
-        "and rankings hash check, nothing more; <em>UNVERIFIED</em> = a check failed.</p>",
+        "and rankings hash check, nothing more; <em>UNVERIFIED</em> = a check failed. Code: <em>isolated</em> = a "
+        "plug-in that ran in its own worker process on opaque ids; <em>memrecall's own</em> = a built-in or an "
+        "adapter shipped with memrecall; <em>rankings file</em> = scored from a file, the code not recorded. A "
+        "plug-in that shared the scorer's interpreter (--in-process) is refused.</p>",
         "<ul>" + "".join(f'<li><a href="#{html_attr(t.slug)}">{html_text(t.title)}</a></li>' for t in tables) + "</ul>",
     ]
     for table in tables:

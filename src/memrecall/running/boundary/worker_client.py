@@ -1,6 +1,6 @@
 """The scorer's side of the trust boundary: spawn a plug-in worker, talk to it in frames, and end it.
 
-The worker is a fresh interpreter (`python -m memrecall.running.worker`, never a fork of this process) with
+The worker is a fresh interpreter (`python -m memrecall.running.boundary.worker`, never a fork of this process) with
 an allow-listed environment, so no signing key or key path reaches it. Every failure of the worker (an
 error, a crash, a kill, a hang past the timeout, a byte on its stdout) is one line naming the system and
 what it was doing; the worker is killed and nothing is written.
@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memrecall.errors import ConfigError, MemrecallError, SystemFailure, SystemInterrupted
-from memrecall.running.wire import read_frame, write_frame
+from memrecall.running.boundary.wire import read_frame, write_frame
 
 DEFAULT_TIMEOUT = 1800.0
 ENV_NAMES = frozenset(
@@ -66,7 +66,7 @@ class Worker:
         self.system, self.timeout = system, timeout
         to_child, from_parent = os.pipe()
         from_child, to_parent = os.pipe()
-        command = [sys.executable, "-m", "memrecall.running.worker", str(to_child), str(to_parent)]
+        command = [sys.executable, "-m", "memrecall.running.boundary.worker", str(to_child), str(to_parent)]
         try:
             self.process = subprocess.Popen(
                 command,

@@ -20,11 +20,11 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import RankingRow
 from memrecall.errors import ConfigError, SystemFailure
 from memrecall.progress import progress_bar
+from memrecall.running.boundary.sealing import Sealed, seal
+from memrecall.running.boundary.wire import task_to_plain
+from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, InProcess, Worker
 from memrecall.running.cost import PER_CALL, TimedAnswers, run_cost
 from memrecall.running.pipeline import SystemRun, checked_run
-from memrecall.running.sealing import Sealed, seal
-from memrecall.running.wire import task_to_plain
-from memrecall.running.worker_client import DEFAULT_TIMEOUT, InProcess, Worker
 
 ISOLATIONS = ("process", "none")
 
@@ -48,7 +48,7 @@ class Plugin:
 
 def _open(plugin: Plugin, label: str) -> tuple[Any, dict]:
     """A transport to the plug-in's session, and its declarations (read once, inside the session)."""
-    from memrecall.running.worker import PluginSession
+    from memrecall.running.boundary.worker import PluginSession
 
     if plugin.isolation == "none":
         if plugin.built is not None:

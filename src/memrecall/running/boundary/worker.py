@@ -1,6 +1,6 @@
 """A plug-in's side of the trust boundary: build it, read its declarations once, answer in plain data.
 
-`python -m memrecall.running.worker READ_FD WRITE_FD` is the worker process the scorer spawns: a fresh
+`python -m memrecall.running.boundary.worker READ_FD WRITE_FD` is the worker process the scorer spawns: a fresh
 interpreter that imports and builds one plug-in and answers the scorer's frames (running/wire.py). It is
 handed only the sealed public view (opaque ids, texts, times) and sends back lists of id strings and
 declared values. `--in-process` runs the same session in the scorer's own interpreter.
@@ -16,8 +16,8 @@ from typing import Any
 
 from memrecall.data.model import PublicTask, Query, Ranking
 from memrecall.errors import MemrecallError, SystemFailure
+from memrecall.running.boundary.wire import read_frame, task_from_plain, write_frame
 from memrecall.running.cost import TimedSystem, peak_rss_mib
-from memrecall.running.wire import read_frame, task_from_plain, write_frame
 from memrecall.systems.contract import SystemAdapter, adapt
 
 
