@@ -244,3 +244,34 @@ def test_each_tested_row_shows_the_difference_from_its_best_row_it_could_detect(
     assert f"| {epirec.groups[0]} detectable Δ (α .05, power .8) |" in table.splitlines()[0]
     assert table.count("| reference |") == len(epirec.groups)
     assert table.rstrip().splitlines()[-1].startswith("detectable Δ: the smallest paired difference")
+
+
+PLUG_IN = "class StoreOrder:\n    def index(self, documents):\n        self.ids = [d.id for d in documents]\n\n" \
+    "    def rank(self, query):\n        return list(self.ids)\n"  # fmt: skip
+
+
+@pytest.mark.parametrize(("isolation", "shown"), [("process", "isolated"), ("none", None)])
+def test_a_plug_in_row_says_isolated_and_one_that_shared_the_interpreter_is_refused(
+    site, tmp_path, monkeypatch, isolation, shown
+):
+    from conftest import MINI_RELEASE
+
+    entries = copy_board(site, tmp_path)
+    (tmp_path / "shady.py").write_text(PLUG_IN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    stem = entries / "epirec" / "shady"
+    args = ["run", "epirec", "--system", "shady:StoreOrder", "--name", "shady", "--data", MINI_RELEASE, "--quiet"]
+    args += ["--resamples", "200", "--output", f"{stem}.report.json", "--export-rankings", f"{stem}.rankings.jsonl"]
+    assert run(*args, *(["--in-process"] if isolation == "none" else [])).exit_code == 0
+    result = run("leaderboard", entries, "--out", tmp_path / "site", *DATA)
+    if shown is None:
+        assert result.exit_code == 1 and "isolation: none" in result.output
+        assert not (tmp_path / "site").exists()
+        return
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    row = next(line for line in page.split("<tr>") if ">shady<" in line)
+    assert '<span class="badge code">isolated</span>' in row
+    own = next(line for line in page.split("<tr>") if ">fts5<" in line)
+    assert '<span class="badge code">memrecall&#x27;s own</span>' in own or "memrecall's own" in own

@@ -23,6 +23,8 @@ def baseline_card(tmp_path_factory, embedding_cache):
         out / "card",
         "--per-query",
         out / "per_query.jsonl",
+        "--export-rankings",
+        out / "rk",
         "--cache-dir",
         embedding_cache,
     )
@@ -55,16 +57,25 @@ def test_markdown_numbers_match_the_report(baseline_card):
 
 
 def test_the_same_report_renders_byte_identical_markdown_and_figures(baseline_card, tmp_path):
-    result = run(
-        "report",
-        baseline_card / "report.json",
-        "--out",
-        tmp_path / "again",
-        "--per-query",
-        baseline_card / "per_query.jsonl",
-    )
-    assert result.exit_code == 0, result.output
-    for name in ("README.md", "recall_by_probe_type.png", "recall_by_age_bucket.png"):
+    replay = [
+        x for name in ("recency", "hashing", "fts5") for x in ("--rankings", baseline_card / "rk" / f"{name}.jsonl")
+    ]
+    for folder in ("again", "twice"):
+        result = run(
+            "report",
+            baseline_card / "report.json",
+            "--out",
+            tmp_path / folder,
+            "--per-query",
+            baseline_card / "per_query.jsonl",
+            *replay,
+            "--data",
+            MINI_RELEASE,
+        )
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "again" / "README.md").read_bytes() == (tmp_path / "twice" / "README.md").read_bytes()
+    assert "Verification: **replayed**" in (tmp_path / "again" / "README.md").read_text()
+    for name in ("recall_by_probe_type.png", "recall_by_age_bucket.png"):
         assert (tmp_path / "again" / name).read_bytes() == (baseline_card / "card" / name).read_bytes(), name
 
 

@@ -164,3 +164,15 @@ def test_a_sweep_on_onnx_exports_once_and_every_pair_encodes_on_onnx(tmp_path, m
         assert '"backend": "onnx"' in json.dumps(dense["content"])
         assert dense["env"]["texts_encoded"] > 0
     assert result.output.count("exporting") == 1  # the sweep's own export; each pair gets a copy
+
+
+def test_a_sweep_passes_no_signing_key_to_its_runs(tmp_path, monkeypatch):
+    keys = tmp_path / "keys"
+    assert run("keys", "new", "--out", keys).exit_code == 0
+    monkeypatch.setenv("MEMRECALL_SIGN_KEY", str(keys / "memrecall.key"))
+    out = tmp_path / "out"
+    result = run("sweep", "--systems", "recency", "--benchmarks", "epirec", "--data", f"epirec={MINI_RELEASE}",
+                 "--out", out, "--resamples", "100")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "epirec" / "recency.report.json").read_text(encoding="utf-8"))
+    assert "signatures" not in report  # sign afterwards, with `memrecall keys sign`

@@ -287,7 +287,8 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool, sign_key, quiet:
     "--per-query",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="The run's per-query JSONL, for the card's hardest-queries table (refused unless it is this report's).",
+    help="The run's per-query JSONL, for the card's hardest-queries table: refused unless it is this report's and "
+    "every value is what --rankings give (so --rankings is required with it).",
 )
 @click.option(
     "--key",
@@ -327,12 +328,17 @@ def report_command(
     """Render a report into PNG figures and a Markdown card that says how far it is verified."""
     from memrecall.data.formats import wrong_format_hint
     from memrecall.data.jsonfile import read_json
-    from memrecall.errors import ConfigError, MemrecallError
+    from memrecall.errors import ConfigError, MemrecallError, UsageError
     from memrecall.reports.card import write_report_card
     from memrecall.reports.content import shape_problem
     from memrecall.reports.signing import load_public_key
     from memrecall.reports.verification import report_state, verify_report
 
+    if per_query is not None and not rankings:
+        raise UsageError(
+            "--per-query: its values are checked against the report's rankings before the card shows them; "
+            "give --rankings (one per system) too"
+        )
     keys = [load_public_key(path) for path in trusted]
     plan = new_plan()
     report_path = plan.input("REPORT", report_path)
@@ -362,11 +368,12 @@ def report_command(
     hardest = rows = None
     if per_query is not None:
         from memrecall.cli.common import hardest_for
-        from memrecall.reports.per_query_binding import check_binding
+        from memrecall.reports.per_query_binding import check_binding, check_values
         from memrecall.scoring.per_query import read_per_query
 
         rows = read_per_query(per_query)
         check_binding(report, rows, str(per_query))
+        check_values(report, rows, rankings, data, str(per_query))
         hardest = hardest_for(report, rows)
     for path in write_report_card(report, out, hardest, state=state, reason=reason, rows=rows):
         click.echo(f"wrote {path}")

@@ -67,3 +67,34 @@ def check_binding(report: dict, rows: Sequence, source: str) -> None:
     missing = [name for name in systems if name not in {row.get("system") for row in rows}]
     if missing:
         raise ConfigError(f"{source}: no per-query rows of {short(', '.join(missing))}, which the report holds")
+
+
+def check_values(report: dict, rows: Sequence[dict], rankings: Sequence, data, source: str) -> None:
+    """ConfigError naming the first row whose values are not what the report's rankings give on its data."""
+    from memrecall.reports.replay import replayed_runs
+    from memrecall.scoring.per_query import per_query_rows
+
+    bench, loaded, runs = replayed_runs(report, rankings, data)
+    ks = sorted({int(k.lstrip("@")) for row in rows if isinstance(row.get("hit"), dict) for k in row["hit"]})
+    expected = {
+        (name, row["query_id"]): row for name, r in runs for row in per_query_rows(loaded.task, r, name, ks or bench.ks)
+    }
+    seen = set()
+    for line, row in enumerate(rows, start=1):
+        key = (row.get("system"), row.get("query_id"))
+        want = expected.get(key)
+        where = f"{source}: line {line}: query {short(str(key[1]))} of {short(str(key[0]))}"
+        if want is None or key in seen:
+            problem = "is not in the report's task" if want is None else "appears twice"
+            raise ConfigError(f"{where} {problem}")
+        seen.add(key)
+        got = {k: v for k, v in row.items() if k not in (REPORT_KEY, BENCHMARK_KEY)}
+        if got != want:
+            field = next(k for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k))
+            raise ConfigError(
+                f"{where}: {field} is {short(repr(got.get(field)), 60)} in the file, but the report's rankings give "
+                f"{short(repr(want.get(field)), 60)}"
+            )
+    missing = [key for key in expected if key not in seen]
+    if missing:
+        raise ConfigError(f"{source}: no row for query {short(missing[0][1])} of {short(missing[0][0])}")

@@ -55,41 +55,45 @@ def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
     return loaded
 
 
+def replayed_runs(report: dict, rankings: Sequence[str | Path], data: str | Path | None = None) -> tuple:
+    """(benchmark, loaded task, [(name, rankings)]) of a run/evaluate/compare or baseline report's rankings files."""
+    content = report["content"]
+    if content.get("kind") not in ("systems", "baseline"):
+        raise UsageError(
+            f"replay covers reports of run, evaluate, compare and baseline, not {short(repr(content.get('kind')))}; "
+            "score the exported rankings with `memrecall evaluate` instead"
+        )
+    systems = content.get("kind") == "systems"
+    bench = get_benchmark(content["benchmark"] if systems else "epirec")
+    names = list(content["system_order" if systems else "strategy_order"])
+    loaded = load_for(bench, content, Path(data) if data is not None else None)
+    runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
+    return bench, loaded, runs
+
+
 def replay_content(report: dict, rankings: Sequence[str | Path], data: str | Path | None = None) -> dict:
     """The content `rankings` give when scored again the way this report was (run/evaluate/compare or baseline)."""
     content = report["content"]
     bootstrap = content["scoring"]["bootstrap"]
     seed, resamples = bootstrap["seed"], bootstrap["resamples"]
     requested = _requested(content["scoring"])
-    data = Path(data) if data is not None else None
+    bench, loaded, runs = replayed_runs(report, rankings, data)
     if content.get("kind") == "systems":
-        bench = get_benchmark(content["benchmark"])
-        names = list(content["system_order"])
-        loaded = load_for(bench, content, data)
-        runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
         replayed = systems_report(
             bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples, metrics=requested)
         )["content"]
         return _keep_claims(replayed, content, "systems", DERIVED["systems"])
-    if content.get("kind") == "baseline":
-        bench = get_benchmark("epirec")
-        names = list(content["strategy_order"])
-        loaded = load_for(bench, content, data)
-        runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
-        scoring = ScoringConfig(seed=seed, resamples=resamples).with_requested(requested)
-        entries = {
-            name: {
-                **_claims(content["strategies"][name], DERIVED["baseline"]),
-                "results": score_task(loaded.task, r, scoring),
-            }
-            for name, r in runs
+    scoring = ScoringConfig(seed=seed, resamples=resamples).with_requested(requested)
+    entries = {
+        name: {
+            **_claims(content["strategies"][name], DERIVED["baseline"]),
+            "results": score_task(loaded.task, r, scoring),
         }
-        rebuilt = baseline_content(loaded.task, names, entries, dict(runs), scoring, content.get("model"))
-        return make_report(rebuilt, {})["content"]
-    raise UsageError(
-        f"replay covers reports of run, evaluate, compare and baseline, not {short(repr(content.get('kind')))}; "
-        "score the exported rankings with `memrecall evaluate` instead"
-    )
+        for name, r in runs
+    }
+    names = [name for name, _ in runs]
+    rebuilt = baseline_content(loaded.task, names, entries, dict(runs), scoring, content.get("model"))
+    return make_report(rebuilt, {})["content"]
 
 
 def _requested(scoring: dict) -> tuple[str, ...]:

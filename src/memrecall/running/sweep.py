@@ -10,6 +10,7 @@ process checks the rankings against the task, adds the per-query scores file, an
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -127,7 +128,8 @@ def run_pair(
         command += ["--output", str(report_path), "--export-rankings", str(rankings_path)]
         command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(Path(scratch) / "cache")]
         command += list(extra)
-        done = subprocess.run(command, capture_output=True, text=True)
+        env = {k: v for k, v in os.environ.items() if k != "MEMRECALL_SIGN_KEY"}  # a sweep signs nothing
+        done = subprocess.run(command, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
             reason = lines[-1] if lines else f"exit code {done.returncode}"
