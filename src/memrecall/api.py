@@ -128,7 +128,7 @@ def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, p
         if encoder is None:
             from memrecall.encoding.encoders import SharedEncoder
 
-            encoder = SharedEncoder()
+            encoder = SharedEncoder(None, None)
         built, default_name = load_system(system, SystemContext(encoder.get, bench.dense_policy, show_progress))
         adapter = adapt(built, name, default_name)
         problem = reserved_name_problem(adapter.name, system)
