@@ -97,11 +97,14 @@ def run(
     from memrecall.api import run_system
     from memrecall.benchmarks import get_benchmark
     from memrecall.encoding.encoders import SharedEncoder
+    from memrecall.outputs import name_part
     from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.systems.contract import adapt
     from memrecall.systems.registry import SystemContext, load_system
 
     benchmark = get_benchmark(benchmark_name)
+    if output is None and name is not None:
+        name_part(name, "--name")  # a name no file name can be made from is refused before any work
     if export_official_log and not benchmark.name.startswith("longmemeval"):
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
     plan = new_plan(cache_dir, writes_cache=True)
@@ -119,7 +122,8 @@ def run(
     system, default_name = load_system(system_spec, SystemContext(encoder.get, benchmark.dense_policy, not quiet))
     chosen = adapt(system, name, default_name).name
     if output is None:
-        output = plan.output("--output", Path(default_output) / f"{benchmark.name}_{chosen}.report.json")
+        stem = f"{name_part(benchmark.name, 'BENCHMARK')}_{name_part(chosen, 'the system name')}"
+        output = plan.output("--output", Path(default_output) / f"{stem}.report.json")
         plan.check()
     if not quiet:
         click.echo(f"loading {path}...", err=True)
