@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.corpus.rules import INTENSITY_BANDS, VALENCES
-from memrecall.data.jsonfile import read_regular_text
+from memrecall.data.jsonfile import read_csv_rows
 from memrecall.errors import DatasetError, MemrecallError
 
 SAMPLE_SIZE = 60
@@ -72,10 +72,9 @@ class Rating:
 def read_ratings(path: Path, sample_ids: list[str]) -> dict[str, Rating]:
     """Read a filled rating sheet; every sampled id exactly once with valid labels, else LabelsError."""
     try:
-        text = read_regular_text(path)
+        rows = read_csv_rows(path)
     except DatasetError as exc:
-        raise LabelsError(f"{path}: {exc.problem}; give a UTF-8 CSV file") from None
-    rows = list(csv.DictReader(io.StringIO(text)))
+        raise LabelsError(f"{path}: {exc.problem}") from None
     problems = []
     missing_columns = {"episode_id", "intensity_band", "valence"} - set(rows[0] if rows else {})
     if missing_columns:
