@@ -10,7 +10,7 @@ from memrecall.io import csv_cell
 from memrecall.reports.sweep_summary import csv_summary
 from memrecall.reports.table_text import csv_table
 
-FORMULAS = ["=1+2", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", "=HYPERLINK(\"http://x\")"]
+FORMULAS = ["=1+2", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x")']
 NUMERALS = ["-0.0123", "+1", "-1e-05", "0.964", "-3"]
 
 
