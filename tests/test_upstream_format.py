@@ -128,3 +128,76 @@ def test_our_own_rules_still_apply_where_the_checkout_declares_them(tmp_path):
     root = write_checkout(tmp_path / "ours", [bad, persona(2)])
     result = run("validate", "--root", root)
     assert result.exit_code == 1 and "text has 1 words, expected 15 to 60" in result.output
+
+
+def _with_implicit(query: str, text: str | None = None) -> dict:
+    """The card release with p01e01's implicit probe (and, when given, its episode text) replaced."""
+    release = card_release()
+    episode = release["personas"][0]["episodes"][0]
+    episode["probes"][2]["query"] = query
+    if text is not None:
+        episode["text"] = text
+    return release
+
+
+# The v1.0 format's own words: what memrecall's stricter v2 lists flag, the format allows.
+FORMAT_ALLOWS = {
+    "long is no emotion word": ("That long evening comes back.", None),
+    "day is on the stop list": (
+        "That grey day comes back.",
+        "Persona 1 spent the day by the lighthouse and the kettle.",
+    ),
+    "three and first are stop words": (
+        "The first three of them.",
+        "Persona 1 wrote three things first, at the kettle.",
+    ),
+}
+FORMAT_REFUSES = {
+    "an emotion word": ("I was so happy.", None, "p01e01-i: implicit probe uses emotion-vocabulary words: happy"),
+    "a shared stem": (
+        "The lighthouses again.",
+        None,
+        "p01e01-i: implicit probe shares content-word stems with its episode: lighth",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FORMAT_ALLOWS))
+def test_a_format_checkout_is_held_to_the_formats_own_vocabularies(case, tmp_path):
+    from memrecall.corpus.checks import MEMRECALL_VOCABULARIES, _implicit_probe_rules
+
+    query, text = FORMAT_ALLOWS[case]
+    release = _with_implicit(query, text)
+    result = run("validate", "--root", write_card_checkout(tmp_path / "up", release))
+    assert result.exit_code == 0, result.output
+    episode = release["personas"][0]["episodes"][0]
+    strict = _implicit_probe_rules(episode["probes"][2], episode["text"], MEMRECALL_VOCABULARIES)
+    assert strict != []  # memrecall's own releases keep the stricter lists
+
+
+@pytest.mark.parametrize("case", sorted(FORMAT_REFUSES))
+def test_a_planted_violation_is_caught_and_named_under_the_format_rule(case, tmp_path):
+    query, text, expected = FORMAT_REFUSES[case]
+    result = run("validate", "--root", write_card_checkout(tmp_path / "up", _with_implicit(query, text)))
+    assert result.exit_code == 1
+    assert f"violation: epirec_v1.json: p01: {expected}" in result.output
+    assert "1 violation(s)" in result.output
+
+
+def test_the_format_vocabularies_are_upstreams_lists():
+    from memrecall.corpus.rules import _word_list
+
+    emotion, stop = _word_list("format_v1_emotion_vocabulary.txt"), _word_list("format_v1_stopwords.txt")
+    assert (len(emotion), len(stop)) == (103, 178)
+    assert {"happy", "tears", "felt", "mourning"} <= emotion and "long" not in emotion
+    assert {"day", "week", "one", "first", "three", "i'm", "forty"} <= stop and "them" not in stop
+
+
+def test_the_bundled_v1_release_under_the_literal_format_rule(tmp_path):
+    """Our v1.0 copy predates upstream's last persona edits: the format's literal rule finds these seven."""
+    from pathlib import Path
+
+    release = json.loads((Path(__file__).resolve().parents[1] / "data" / "epirec_v1.json").read_text("utf-8"))
+    result = run("validate", "--root", write_card_checkout(tmp_path / "up", release))
+    found = sorted(line.split(": ")[3] for line in result.output.splitlines() if line.startswith("violation:"))
+    assert found == ["p02e08-i", "p07e05-i", "p07e08-i", "p10e10-i", "p10e11-i", "p10e12-i", "p10e13-i"]

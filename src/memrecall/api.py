@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,10 +36,10 @@ class Result:
         """A system's rankings (default: the first) as rankings-file rows, which `evaluate_rankings` scores again."""
         from memrecall.data.rankings import rankings_rows
 
+        if name is not None and not isinstance(name, str):
+            raise ConfigError(f"Result.rows(name): name must be a system name (str) or None, got {_kind(name)}")
         system = name if name is not None else self.report["content"]["system_order"][0]
         if system not in self.rankings:
-            from memrecall.errors import ConfigError
-
             raise ConfigError(f"no system {system!r} in this result; it has {', '.join(sorted(self.rankings))}")
         bench = self.benchmark or get_benchmark(self.report["content"]["benchmark"])
         return rankings_rows(self.loaded.task, self.rankings[system], bench.row_keys)
@@ -57,8 +57,64 @@ class Result:
         return results_frame(self.report)
 
 
+def _kind(value: object) -> str:
+    """How an argument of the wrong type is named in an error: its type and a short repr."""
+    from memrecall.errors import short
+
+    return f"{type(value).__name__} {short(repr(value), 40)}"
+
+
 def _benchmark(benchmark: str | Benchmark) -> Benchmark:
-    return benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
+    """The Benchmark an argument names: a registered name or a Benchmark itself."""
+    if isinstance(benchmark, Benchmark):
+        return benchmark
+    if not isinstance(benchmark, str):
+        raise ConfigError(f"benchmark must be a registered name (str) or a Benchmark, got {_kind(benchmark)}")
+    return get_benchmark(benchmark)
+
+
+def _text_list(values: Iterable[str] | None, what: str) -> list[str] | None:
+    """A sequence of non-empty strings given as `what`, read once (None stays None); one str is refused."""
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ConfigError(f"{what} must be a list of str, e.g. ['a', 'b'], got {_kind(values)}")
+    items = list(values)
+    bad = next((i for i, v in enumerate(items) if not isinstance(v, str) or not v), None)
+    if bad is not None:
+        raise ConfigError(f"{what}[{bad}] must be a non-empty str, got {_kind(items[bad])}")
+    return items
+
+
+def _sources(rows: object) -> list:
+    """The rankings sources `rows` names: a file, a list of files, or one run as row dicts (any iterable, read once)."""
+    if isinstance(rows, (str, Path)):
+        if not str(rows):
+            raise ConfigError("rows is an empty path; pass a rankings file, a list of files, or row dicts")
+        return [rows]
+    if isinstance(rows, (bytes, dict)) or not isinstance(rows, Iterable):
+        raise ConfigError(f"rows must be a rankings file path, a list of paths, or row dicts, got {_kind(rows)}")
+    items = list(rows)
+    if not items:
+        raise ConfigError("rows is empty; pass a rankings file, a list of files, or a run's row dicts")
+    if all(isinstance(item, dict) for item in items):
+        return [items]
+    bad = next((i for i, item in enumerate(items) if not isinstance(item, (str, Path)) or not str(item)), None)
+    if bad is not None:
+        raise ConfigError(f"rows[{bad}] must be a file path (or every item a row dict), got {_kind(items[bad])}")
+    return items
+
+
+def _metric_names(metrics: object) -> str | list[str]:
+    """A metrics argument: a comma list (str) or a list of names, read once."""
+    return metrics if isinstance(metrics, str) else (_text_list(metrics, "metrics") or [])
+
+
+def _data(data: object) -> Path | None:
+    """A data argument as a Path (None for the benchmark's default)."""
+    if data is not None and not isinstance(data, (str, Path)):
+        raise ConfigError(f"data must be a file or folder path (str or Path) or None, got {_kind(data)}")
+    return Path(data) if data else None
 
 
 def run_system(
@@ -157,12 +213,15 @@ def evaluate_rankings(
     `metrics` (names such as map or precision@5) are scored beside the benchmark's own.
     """
     bench = _benchmark(benchmark)
-    scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
-    loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
-    sources = [rows] if isinstance(rows, (str, Path)) or (rows and isinstance(rows[0], dict)) else list(rows)
+    sources, names = _sources(rows), _text_list(names, "names")
+    users = _text_list(gold_label_users, "gold_label_users") or []
+    scoring = bench.scoring(seed=seed, resamples=resamples, metrics=_metric_names(metrics))
+    if loaded is not None and not isinstance(loaded, Loaded):
+        raise ConfigError(f"loaded must be a Loaded (Benchmark.load's result) or None, got {_kind(loaded)}")
+    loaded = loaded or bench.load(bench.resolve_data(_data(data)))
     runs, files, notes = checked_runs(sources, names, bench, loaded)
     env = {"rankings_files": files, **({"formats": notes} if notes else {})} if files else {}
     identities = {name: RANKINGS_FILE for name, _ in runs}
-    report = systems_report(bench, loaded, runs, scoring, env, frozenset(gold_label_users), None, identities)
+    report = systems_report(bench, loaded, runs, scoring, env, frozenset(users), None, identities)
     per_query = [row for name, r in runs for row in per_query_rows(loaded.task, r, name, bench.ks)]
     return Result(report, dict(runs), per_query, loaded, bench)

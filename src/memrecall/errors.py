@@ -92,6 +92,25 @@ class UsageError(ConfigError):
     """A command-line value names something that is not there (exit code 2, like click's own usage errors)."""
 
 
+def comma_list(text: str, option: str, spaces: bool = False, unique: bool = True) -> list[str]:
+    """`a, b,c` as ['a', 'b', 'c']; an empty list, an empty item or (when `unique`) a repeat is a UsageError (exit 2).
+
+    Every list option parses through this one rule; `spaces=True` lets whitespace separate items too.
+    """
+    import re
+
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError(f"{option} is empty; give one or more comma-separated values")
+    items = [item.strip() for item in re.split(r"\s*,\s*|\s+" if spaces else ",", text.strip())]
+    if "" in items:
+        raise UsageError(f"{option} {short(repr(text))}: item {items.index('') + 1} is empty")
+    if unique:
+        repeated = next((item for index, item in enumerate(items) if item in items[:index]), None)
+        if repeated is not None:
+            raise UsageError(f"{option} lists {short(repr(repeated))} twice")
+    return items
+
+
 def _loose_forms(value: str) -> tuple[tuple[str, str], ...]:
     """The looser readings of an id that a near miss is checked under, each with its name."""
     import unicodedata

@@ -5,9 +5,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -190,3 +191,38 @@ def jsonl_line(obj: Any, compact: bool = True) -> str:
 def write_jsonl(path: str | Path, rows: list[dict]) -> None:
     """Atomically write one canonical JSON object per line (line-break code points escaped)."""
     atomic_write_text(path, "".join(jsonl_line(r) + "\n" for r in rows))
+
+
+# A spreadsheet reads a cell that begins with one of these as a formula (CSV injection, OWASP).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMERAL = re.compile(r"[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs: text beginning with = + - @ tab or CR gets a leading apostrophe.
+
+    Only text cells: numbers (and text that is a plain numeral, such as '-0.0123') are left as they are.
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMERAL.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A CSV table: RFC 4180 quoting by the csv module, LF line ends, every cell through csv_cell.
+
+    Rows are written with CRLF so that the csv module quotes a cell holding a bare CR (with LF it leaves
+    it raw and the row breaks), then each row's own CRLF becomes LF.
+    """
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    lines = []
+    for row in [header, *rows]:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow([csv_cell(c) for c in row])
+        lines.append(buffer.getvalue()[:-2] + "\n")
+    return "".join(lines)

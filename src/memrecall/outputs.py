@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memrecall.errors import ConfigError
+from memrecall.errors import ConfigError, short
 
 # What a report card folder may receive (reports/card.py and reports/figures.py write no other name).
 CARD_FILES = (
@@ -26,6 +26,37 @@ CACHE_FILES = ("vectors-v2.sqlite", "vectors-v2.sqlite-wal", "vectors-v2.sqlite-
 
 class OutputError(ConfigError):
     """An output location cannot be written, coincides with another output, or would change an input."""
+
+
+MAX_NAME_PART = 200  # bytes: a file name piece made from a name, leaving room for its suffix under 255
+
+
+def name_part(name: str, what: str = "name") -> str:
+    """`name` as one piece of a file name: letters, digits, '-', '_' and '.' kept, any other character %XX-escaped.
+
+    The one slug rule for every path made from a name: distinct names give distinct pieces (the escape is
+    reversible, see name_of_part), and a piece never holds '/', never starts with '.', so the path never
+    leaves its folder nor makes a subfolder. Ordinary names (not starting with '.') come back byte-identical.
+    """
+    from urllib.parse import quote
+
+    if not isinstance(name, str) or not name:
+        raise OutputError(f"{what} {name!r}: a file name cannot be made from an empty name")
+    part = quote(name, safe="").replace("~", "%7E")
+    part = "%2E" + part[1:] if part.startswith(".") else part
+    if len(part.encode("utf-8")) > MAX_NAME_PART:
+        raise OutputError(
+            f"{what} {short(repr(name))} is too long for a file name "
+            f"({len(part)} characters once escaped; at most {MAX_NAME_PART})"
+        )
+    return part
+
+
+def name_of_part(part: str) -> str:
+    """The name a file name piece was made from (name_part's inverse)."""
+    from urllib.parse import unquote
+
+    return unquote(part)
 
 
 def absolute(path: str | Path) -> Path:
@@ -220,23 +251,3 @@ def _check_location(entry: _Entry, want_dir: bool) -> None:
         raise OutputError(f"{option} {path}: a parent of it is a file, not a folder")
     if not os.access(parent, os.W_OK):
         raise OutputError(f"{option} {path}: {parent} is not writable")
-
-
-def module_file(module_name: str, search: Iterable[str]) -> Path | None:
-    """The source file of a plug-in module, found without importing it or its packages (None if not found)."""
-    from importlib.machinery import PathFinder
-
-    locations: list[str] | None = list(search)
-    spec = None
-    for part in module_name.split("."):
-        if locations is None:
-            return None
-        try:
-            spec = PathFinder.find_spec(part, locations)
-        except (ImportError, ValueError, OSError):
-            return None
-        if spec is None:
-            return None
-        locations = list(spec.submodule_search_locations) if spec.submodule_search_locations else None
-    origin = spec.origin if spec is not None else None
-    return Path(origin) if origin and origin not in ("built-in", "frozen") and Path(origin).is_file() else None

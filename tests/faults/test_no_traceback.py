@@ -190,7 +190,7 @@ def checkout(tmp_path):
 
 
 def test_validate_a_non_utf8_checksums_file(checkout):
-    (checkout / "data" / "SHA256SUMS").write_bytes(b"\xff\xfe not utf-8")
+    (checkout / "data" / "SHA256SUMS").write_bytes(b"\xc3\x28 not utf-8")
     result = run("validate", "--root", checkout)
     assert_one_line_error(result, "data/SHA256SUMS: cannot read file: not UTF-8 text")
 
@@ -244,7 +244,7 @@ def test_labels_with_a_non_utf8_rating_file(checkout, tmp_path):
         "--out-dir",
         tmp_path / "out",
     )
-    assert_one_line_error(result, "a.csv: not UTF-8 text")
+    assert_one_line_error(result, "a.csv: is UTF-16; save it as UTF-8")
 
 
 def test_a_huge_unknown_id_is_echoed_cut_short(tmp_path):

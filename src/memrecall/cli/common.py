@@ -129,7 +129,7 @@ def plugin_inputs(plan, spec: str) -> None:
     import sys
     from importlib.metadata import entry_points
 
-    from memrecall.outputs import module_file
+    from memrecall.systems.registry import module_file
 
     for entry in entry_points(group="memrecall.systems"):
         if entry.name == spec:

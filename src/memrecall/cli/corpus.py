@@ -262,10 +262,10 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
 )
 def labels_agree(root: Path, ratings: tuple[Path, ...], sample_path: Path, out_dir: Path) -> None:
     """Score rater agreement (kappa) and list disputes."""
-    import csv
-
     from memrecall.corpus.labels import LabelsError, agreement, disputes_csv, read_ratings
     from memrecall.corpus.sources import load_personas
+    from memrecall.data.jsonfile import read_csv_rows
+    from memrecall.errors import DatasetError
     from memrecall.io import atomic_write_text, write_json
 
     if len(ratings) < 2:
@@ -278,9 +278,11 @@ def labels_agree(root: Path, ratings: tuple[Path, ...], sample_path: Path, out_d
     out_dir = plan.folder("--out-dir", out_dir, ["agreement.json", "disputes.csv"])
     plan.check()
     try:
-        sample_ids = [row["episode_id"] for row in csv.DictReader(sample_path.open(encoding="utf-8"))]
-    except (OSError, KeyError, UnicodeDecodeError) as exc:
-        raise LabelsError(f"{sample_path}: cannot read the sample ({type(exc).__name__}: {exc})") from None
+        sample_ids = [row["episode_id"] for row in read_csv_rows(sample_path)]
+    except DatasetError as exc:
+        raise LabelsError(f"{sample_path}: cannot read the sample ({exc.problem})") from None
+    except KeyError:
+        raise LabelsError(f"{sample_path}: cannot read the sample (it has no episode_id column)") from None
     if len({p.resolve() for p in ratings}) != len(ratings):
         raise LabelsError("the same rater file is given twice")
     stems = [p.stem for p in ratings]

@@ -85,8 +85,10 @@ def write_tables(report: dict, tables: dict) -> None:
 
 
 def _names(text: str | None) -> list[str] | None:
-    """`a,b,c` -> ['a', 'b', 'c']."""
-    return [n.strip() for n in text.split(",")] if text else None
+    """`a,b,c` -> ['a', 'b', 'c'] (None when --names is not given; an empty name is refused)."""
+    from memrecall.errors import comma_list
+
+    return None if text is None else comma_list(text, "--names", unique=False)  # rankings_files refuses repeats
 
 
 @click.command()

@@ -23,8 +23,10 @@ from memrecall.cli.common import (
 
 def _int_list(text: str) -> list[int]:
     """`1,3,5,10` -> [1, 3, 5, 10], positive and increasing."""
+    from memrecall.errors import comma_list
+
     try:
-        values = [int(x) for x in text.replace(" ", ",").split(",") if x]
+        values = [int(x) for x in comma_list(text, "--k", spaces=True)]
     except ValueError:
         raise click.BadParameter(f"{text!r} is not a comma-separated list of integers", param_hint="--k") from None
     if not values or any(v < 1 for v in values) or values != sorted(set(values)):
@@ -233,5 +235,7 @@ def options_from(params: dict, ks: list[int]):
 
 
 def split_modes(values: tuple[str, ...]) -> list[str]:
-    """Flatten repeated and comma-separated --modes values."""
-    return [m for value in values for m in value.replace(" ", ",").split(",") if m]
+    """Flatten repeated and comma- or space-separated --modes values (an empty one is refused)."""
+    from memrecall.errors import comma_list
+
+    return comma_list(",".join(values), "--modes", spaces=True)

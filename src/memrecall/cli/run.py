@@ -126,6 +126,7 @@ def run(
     from memrecall.api import run_system
     from memrecall.benchmarks import get_benchmark
     from memrecall.encoding.encoders import SharedEncoder
+    from memrecall.outputs import name_part
     from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.systems.registry import default_name, is_trusted_spec, reserved_name_problem
 
@@ -147,6 +148,8 @@ def run(
     if trusted and (pass_env or worker_timeout != DEFAULT_TIMEOUT):
         what = "--pass-env" if pass_env else "--worker-timeout"
         raise click.BadParameter(f"{system_spec} is memrecall's own code and needs no worker", param_hint=what)
+    if output is None and name is not None:
+        name_part(name, "--name")  # a name no file name can be made from is refused before any work
     if export_official_log and not benchmark.name.startswith("longmemeval"):
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
     plan = new_plan(cache_dir, writes_cache=True)
@@ -163,7 +166,8 @@ def run(
     encoder = SharedEncoder(model, cache_dir, device, backend=encoder_backend, precision=precision)
     chosen = name or default_name(system_spec)  # known before any plug-in code runs
     if output is None:
-        output = plan.output("--output", Path(default_output) / f"{benchmark.name}_{chosen}.report.json")
+        stem = f"{name_part(benchmark.name, 'BENCHMARK')}_{name_part(chosen, 'the system name')}"
+        output = plan.output("--output", Path(default_output) / f"{stem}.report.json")
         plan.check()
     if not quiet:
         click.echo(f"loading {path}...", err=True)

@@ -59,15 +59,14 @@ def sweep(
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
     """
     from memrecall.cli.common import data_input, new_plan
+    from memrecall.errors import comma_list
     from memrecall.io import atomic_write_text
     from memrecall.reports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
-    from memrecall.running.sweep import check_names, output_paths, parse_data_options, sweep_benchmarks
+    from memrecall.running.sweep import output_paths, parse_data_options, sweep_benchmarks
     from memrecall.running.sweep import sweep as run_sweep
 
-    systems = check_names(systems_text.split(","))
-    entries = sweep_benchmarks(
-        [b.strip() for b in benchmarks_text.split(",") if b.strip()], parse_data_options(data_values)
-    )
+    systems = comma_list(systems_text, "--systems")
+    entries = sweep_benchmarks(comma_list(benchmarks_text, "--benchmarks"), parse_data_options(data_values))
     planned = {
         f"{e.name}/{s}": list(output_paths(out, s, e.name, rankings_format).values()) for e in entries for s in systems
     }

@@ -20,8 +20,6 @@ def keys_new(out: Path, name: str) -> None:
     """Write a new key pair: NAME.key (private, mode 0600) and NAME.pub (public, to publish)."""
     from memrecall.reports.signing import write_key_pair
 
-    if not name or Path(name).name != name or name.startswith("."):
-        raise click.BadParameter("a plain file name stem, e.g. lab-2026", param_hint="--name")
     private, public, key_id = write_key_pair(out, name)
     click.echo(f"private key: {private} (mode 0600; keep it secret)")
     click.echo(f"public key: {public}")

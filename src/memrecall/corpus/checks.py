@@ -115,29 +115,37 @@ def _check_probe(eid: str, probe: dict, episode_text: str) -> list[Violation]:
 
 
 def check_card_episode(episode: dict) -> list[Violation]:
-    """The card's own rules for one episode, on any checkout: one probe of each type, clean implicit probes."""
+    """The card's own rules for one episode, on a v1.0-format checkout: one probe of each type, and implicit
+    probes clean under the format's own vocabularies (rules.format_*), not memrecall's stricter lists."""
     out: list[Violation] = []
     types = Counter(p["type"] for p in episode["probes"])
     for probe_type in rules.PROBE_TYPES:
         if types[probe_type] != 1:
             out.append(Violation(episode["id"], f"has {types[probe_type]} {probe_type} probes, expected exactly 1"))
     for probe in episode["probes"]:
-        out.extend(_implicit_probe_rules(probe, episode["text"]))
+        out.extend(_implicit_probe_rules(probe, episode["text"], FORMAT_VOCABULARIES))
     return out
 
 
-def _implicit_probe_rules(probe: dict, episode_text: str) -> list[Violation]:
+# The two rule sets for implicit probes: (shared stems, emotion words). memrecall's releases use its own
+# stricter lists; a checkout in the v1.0 format is held to that format's own (upstream's validator).
+MEMRECALL_VOCABULARIES = (rules.shared_stems, rules.emotion_words)
+FORMAT_VOCABULARIES = (rules.format_shared_stems, rules.format_emotion_words)
+
+
+def _implicit_probe_rules(probe: dict, episode_text: str, vocabularies=MEMRECALL_VOCABULARIES) -> list[Violation]:
     """An implicit probe shares no content-word stem with its episode and uses no emotion-vocabulary word."""
     out: list[Violation] = []
+    shared_stems, emotion_words = vocabularies
     if probe["type"] == "reflective_implicit":
-        shared = rules.shared_stems(probe["query"], episode_text)
+        shared = shared_stems(probe["query"], episode_text)
         if shared:
             out.append(
                 Violation(
                     probe["id"], f"implicit probe shares content-word stems with its episode: {', '.join(shared)}"
                 )
             )
-        emotional = rules.emotion_words(probe["query"])
+        emotional = emotion_words(probe["query"])
         if emotional:
             out.append(Violation(probe["id"], f"implicit probe uses emotion-vocabulary words: {', '.join(emotional)}"))
     return out

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -12,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.corpus.rules import INTENSITY_BANDS, VALENCES
-from memrecall.data.jsonfile import read_regular_text
+from memrecall.data.jsonfile import read_csv_rows
 from memrecall.errors import DatasetError, MemrecallError
+from memrecall.io import csv_text
 
 SAMPLE_SIZE = 60
 SAMPLE_COLUMNS = ("episode_id", "text", "intensity_band", "valence", "notes")
@@ -53,12 +52,7 @@ def sample_episodes(personas: list[dict[str, Any]], size: int = SAMPLE_SIZE) -> 
 
 def sample_csv(episodes: list[dict[str, Any]]) -> str:
     """The rating sheet: id and text, with blank band, valence and notes columns (no authored labels)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(SAMPLE_COLUMNS)
-    for episode in episodes:
-        writer.writerow([episode["id"], episode["text"], "", "", ""])
-    return out.getvalue()
+    return csv_text(SAMPLE_COLUMNS, ([episode["id"], episode["text"], "", "", ""] for episode in episodes))
 
 
 @dataclass(frozen=True)
@@ -72,10 +66,9 @@ class Rating:
 def read_ratings(path: Path, sample_ids: list[str]) -> dict[str, Rating]:
     """Read a filled rating sheet; every sampled id exactly once with valid labels, else LabelsError."""
     try:
-        text = read_regular_text(path)
+        rows = read_csv_rows(path)
     except DatasetError as exc:
-        raise LabelsError(f"{path}: {exc.problem}; give a UTF-8 CSV file") from None
-    rows = list(csv.DictReader(io.StringIO(text)))
+        raise LabelsError(f"{path}: {exc.problem}") from None
     problems = []
     missing_columns = {"episode_id", "intensity_band", "valence"} - set(rows[0] if rows else {})
     if missing_columns:
@@ -157,8 +150,4 @@ def agreement(raters: dict[str, dict[str, Rating]], authored: dict[str, dict]) -
 def disputes_csv(disputes: list[dict]) -> str:
     """The disputed episodes as CSV."""
     columns = ("episode_id", "authored_band", "consensus_band", "authored_valence", "consensus_valence")
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(disputes)
-    return out.getvalue()
+    return csv_text(columns, ([row.get(c, "") for c in columns] for row in disputes))

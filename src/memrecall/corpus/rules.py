@@ -32,6 +32,7 @@ _TOKEN = re.compile(r"[a-z0-9']+")
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
 
+@lru_cache(maxsize=8)
 def _word_list(name: str) -> frozenset[str]:
     """Read a packaged one-word-per-line list, skipping comments and blanks."""
     text = resources.files("memrecall.corpus").joinpath(name).read_text(encoding="utf-8")
@@ -118,6 +119,30 @@ def _adverb_base_stems(token: str) -> set[str]:
     elif token.endswith("ly"):
         out.add(stem(token[:-2]))
     return out
+
+
+# ---- the v1.0 format's own implicit-probe rule (upstream scripts/validate.py), for checkouts in that format ----
+
+FORMAT_STEM_LETTERS, FORMAT_MIN_LETTERS = 6, 4
+_FORMAT_WORD = re.compile(r"[a-z']+")
+
+
+def format_stems(text: str) -> set[str]:
+    """The format's stems: the first 6 letters of each word of 4 letters or more, the format's stop list left out."""
+    stop = _word_list("format_v1_stopwords.txt")
+    words = _FORMAT_WORD.findall(text.lower())
+    return {w[:FORMAT_STEM_LETTERS] for w in words if w not in stop and len(w) >= FORMAT_MIN_LETTERS}
+
+
+def format_shared_stems(probe: str, episode_text: str) -> list[str]:
+    """Format stems the probe shares with the episode text, sorted."""
+    return sorted(format_stems(probe) & format_stems(episode_text))
+
+
+def format_emotion_words(text: str) -> list[str]:
+    """Words of `text` in the format's emotion vocabulary (exact match), in order."""
+    vocab = _word_list("format_v1_emotion_vocabulary.txt")
+    return [w for w in _FORMAT_WORD.findall(text.lower()) if w in vocab]
 
 
 # ---- version 2 (GENERATION_SPEC.md sections 10-14) ----

@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from memrecall.data.jsonfile import decode_utf8, read_regular_bytes, split_lines
+from memrecall.data.jsonfile import read_regular_bytes, split_lines
+from memrecall.data.text import decode_utf8
 from memrecall.errors import DatasetError, near_miss, short
 
 HEADER = ("query-id", "corpus-id", "score")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from memrecall.data.text import decode_utf8
 from memrecall.errors import DatasetError, short
 
 _ID_KEYS = ("question_id", "sample_id", "query_id", "probe_id", "persona_id", "id", "dia_id", "corpus_id")
@@ -100,17 +101,17 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def decode_utf8(path: str | Path, data: bytes) -> str:
-    """UTF-8 text of a file's bytes; DatasetError names the byte that is not UTF-8."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DatasetError(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def read_regular_text(path: str | Path) -> str:
+def read_regular_text(path: str | Path, bom_ok: bool = False) -> str:
     """The UTF-8 text of a regular file; DatasetError for a FIFO, device, folder, unreadable or non-UTF-8 file."""
-    return decode_utf8(path, read_regular_bytes(path))
+    return decode_utf8(path, read_regular_bytes(path), bom_ok)
+
+
+def read_csv_rows(path: str | Path) -> list[dict[str, str]]:
+    """The rows of a CSV file with a header line, as UTF-8 with or without a byte-order mark."""
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(read_regular_text(path, bom_ok=True), newline="")))
 
 
 def read_json(path: Path) -> Any:

@@ -11,13 +11,13 @@ from pathlib import Path
 from memrecall.data.jsonfile import (
     DuplicateKey,
     count_strings_past,
-    decode_utf8,
     describe,
     loads_strict,
     read_regular_bytes,
     split_lines,
 )
 from memrecall.data.model import Ranking, Task
+from memrecall.data.text import decode_utf8
 from memrecall.data.trec import fields, group_run_lines
 from memrecall.errors import DatasetError, NearMiss, RankingsError, short
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from memrecall.benchmarks import Benchmark, Loaded
+from memrecall.data.jsonfile import read_regular_text
 from memrecall.data.rankings import check_rows, parse_rankings_text
 from memrecall.errors import RankingsError
 from memrecall.io import canonical_json
@@ -49,7 +50,7 @@ def write_scores(path: Path, rows: list[dict]) -> None:
 def read_scores(path: Path) -> list[dict]:
     """Scores rows of a file; a line that is not a scores row is an error naming the file and line."""
     rows = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_regular_text(path).splitlines(), start=1):
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:

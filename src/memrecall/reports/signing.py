@@ -130,7 +130,10 @@ def write_key_pair(folder: Path, name: str = "memrecall") -> tuple[Path, Path, s
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    private_path, public_path = folder / f"{name}{PRIVATE_SUFFIX}", folder / f"{name}{PUBLIC_SUFFIX}"
+    from memrecall.outputs import name_part
+
+    stem = name_part(name, "--name")
+    private_path, public_path = folder / f"{stem}{PRIVATE_SUFFIX}", folder / f"{stem}{PUBLIC_SUFFIX}"
     for path in (private_path, public_path):
         if path.exists() or path.is_symlink():
             raise ConfigError(f"{path} already exists; keys are never overwritten (choose another --out or --name)")

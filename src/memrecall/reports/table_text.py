@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 
+from memrecall.io import csv_text
 from memrecall.reports.escape import latex_text
 
 
@@ -17,12 +16,8 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]], cell
 
 
 def csv_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A CSV table (RFC 4180 quoting by the csv module, LF line ends)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    """A CSV table (io.csv_text: RFC 4180 quoting, LF line ends, formula-like text cells get a leading ')."""
+    return csv_text(header, rows)
 
 
 def latex_table(header: Sequence[str], rows: Sequence[Sequence[object]], text_columns: int) -> str:

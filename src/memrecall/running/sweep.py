@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.releases import bundled_release
-from memrecall.errors import ConfigError, UsageError
+from memrecall.errors import UsageError
 
 ALIASES = {
     "epirec-v1": ("epirec", Path("data") / "epirec_v1.json"),
@@ -62,8 +62,6 @@ def parse_data_options(values: Sequence[str]) -> dict[str, Path]:
 
 def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[SweepBenchmark]:
     """Sweep entries for benchmark names (registered names, or epirec-v1 / epirec-v2 for a bundled release)."""
-    if len(set(names)) != len(names):
-        raise UsageError("--benchmarks lists a benchmark twice")
     unused = sorted(set(data) - set(names))
     if unused:
         raise UsageError(f"--data {unused[0]}=...: {unused[0]} is not in --benchmarks")
@@ -80,12 +78,17 @@ def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[Swe
 
 
 def output_paths(out: Path, system: str, entry: str, rankings_format: str = "jsonl") -> dict[str, Path]:
-    """Where one pair's report, rankings (.jsonl, or .trec) and per-query scores go: OUT/ENTRY/SYSTEM.*."""
-    folder = out / entry
+    """Where one pair's report, rankings (.jsonl, or .trec) and per-query scores go: OUT/ENTRY/SYSTEM.*.
+
+    ENTRY and SYSTEM go through outputs.name_part, so no name leaves OUT/ENTRY or makes a subfolder.
+    """
+    from memrecall.outputs import name_part
+
+    folder, stem = out / name_part(entry, "--benchmarks"), name_part(system, "--systems")
     return {
-        "report": folder / f"{system}.report.json",
-        "rankings": folder / f"{system}.rankings.{'trec' if rankings_format == 'trec' else 'jsonl'}",
-        "scores": folder / f"{system}.scores.jsonl",
+        "report": folder / f"{stem}.report.json",
+        "rankings": folder / f"{stem}.rankings.{'trec' if rankings_format == 'trec' else 'jsonl'}",
+        "scores": folder / f"{stem}.scores.jsonl",
     }
 
 
@@ -182,25 +185,15 @@ def sweep(
     return outcomes
 
 
-def check_names(systems: Sequence[str]) -> list[str]:
-    """Comma-split system names: non-empty, no repeats, each a plain name usable as a file name."""
-    names = [s.strip() for s in systems if s.strip()]
-    if not names:
-        raise ConfigError("--systems is empty")
-    if len(set(names)) != len(names):
-        raise ConfigError("--systems lists a system twice")
-    for name in names:
-        if "/" in name or name.startswith("."):
-            raise ConfigError(f"--systems {name!r}: a name must not hold '/' or start with '.'")
-    return names
-
-
 def outcomes_from_folder(folder: Path) -> list[PairOutcome]:
     """The outcomes a folder of sweep outputs holds (FOLDER/ENTRY/SYSTEM.report.json), by entry then system."""
     import json
 
+    from memrecall.outputs import name_of_part
+
     out = []
     for path in sorted(Path(folder).glob("*/*.report.json")):
         report = json.loads(path.read_text(encoding="utf-8"))
-        out.append(PairOutcome(path.name.removesuffix(".report.json"), path.parent.name, report, None))
+        system, entry = name_of_part(path.name.removesuffix(".report.json")), name_of_part(path.parent.name)
+        out.append(PairOutcome(system, entry, report, None))
     return out

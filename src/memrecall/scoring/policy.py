@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from memrecall.data.model import JudgedQuery, Ranking, Task
-from memrecall.errors import ConfigError
+from memrecall.errors import ConfigError, comma_list
 from memrecall.scoring.metrics import (
     KNOWN_METRICS,
     MAX_K,
@@ -43,14 +43,14 @@ def parse_metric_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
     """`recall@5,map` (or a list of names) as canonical names; an unknown one is a ConfigError listing the known."""
     if text is None:
         return ()
-    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text)]
-    if not any(names):
+    names = comma_list(text, "--metrics", unique=False) if isinstance(text, str) else list(text)
+    if not names:
         raise ConfigError(f"--metrics is empty; known: {KNOWN_METRICS}")
     out = []
     for name in names:
         try:
-            out.append(parse_metric(name).name)
-        except ValueError:
+            out.append(parse_metric(name.strip()).name)
+        except (ValueError, AttributeError):
             raise ConfigError(
                 f"--metrics: unknown metric {name!r}; known: {KNOWN_METRICS} (k from 1 to {MAX_K})"
             ) from None

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memrecall.encoding.embeddings import Encoder
-from memrecall.errors import ConfigError
+from memrecall.errors import ConfigError, comma_list
 from memrecall.systems.contract import is_system
 
 ENTRY_POINT_GROUP = "memrecall.systems"
@@ -96,15 +96,11 @@ def reserved_name_problem(name: str, spec: str | None) -> str | None:
 
 
 def parse_system_names(text: str, known: Sequence[str] = BUILTIN_SYSTEMS) -> list[str]:
-    """Split a comma list of built-in names, rejecting unknown or repeated ones."""
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names:
-        raise ConfigError("no strategy given")
+    """Split a comma list of built-in names (--strategies), rejecting empty, unknown or repeated ones."""
+    names = comma_list(text, "--strategies")
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ConfigError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(known)}")
-    if len(set(names)) != len(names):
-        raise ConfigError("a strategy is listed twice")
     return names
 
 
@@ -174,3 +170,23 @@ def _what(exc: BaseException) -> str:
     if isinstance(exc, SystemExit):
         return f"it called sys.exit({exc.code!r})"
     return f"{type(exc).__name__}: {exc}"
+
+
+def module_file(module_name: str, search: Iterable[str]) -> Path | None:
+    """The source file of a plug-in module, found without importing it or its packages (None if not found)."""
+    from importlib.machinery import PathFinder
+
+    locations: list[str] | None = list(search)
+    spec = None
+    for part in module_name.split("."):
+        if locations is None:
+            return None
+        try:
+            spec = PathFinder.find_spec(part, locations)
+        except (ImportError, ValueError, OSError):
+            return None
+        if spec is None:
+            return None
+        locations = list(spec.submodule_search_locations) if spec.submodule_search_locations else None
+    origin = spec.origin if spec is not None else None
+    return Path(origin) if origin and origin not in ("built-in", "frozen") and Path(origin).is_file() else None

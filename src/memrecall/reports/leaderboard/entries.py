@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
+from memrecall.data.jsonfile import read_regular_text
 from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.content import shape_problem
 from memrecall.reports.identity import isolation
@@ -88,9 +89,9 @@ def read_entries(
 def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()) -> Entry:
     """One report with its rankings (SYSTEM.rankings.jsonl beside it) and scores, checked and verified."""
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(str(path), "", f"not a readable JSON report: {exc}") from None
+        report = json.loads(read_regular_text(path))
+    except (DatasetError, json.JSONDecodeError) as exc:
+        raise DatasetError(str(path), "", f"not a readable JSON report: {getattr(exc, 'problem', exc)}") from None
     problem = shape_problem(report)
     content = report.get("content", {}) if isinstance(report, dict) else {}
     if problem is None and (content.get("kind") != "systems" or len(content.get("system_order", [])) != 1):
@@ -135,7 +136,7 @@ def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path) -
     """The entry's per-query scores: from its file (checked against the report, and the data when given)."""
     computed = None
     if loaded is not None:
-        computed = scores_rows(bench, loaded, entry.report, entry.rankings_path.read_text(encoding="utf-8"))
+        computed = scores_rows(bench, loaded, entry.report, read_regular_text(entry.rankings_path))
     if path.is_file():
         rows = read_scores(path)
         if computed is not None and rows != computed:

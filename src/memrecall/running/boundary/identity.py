@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memrecall.outputs import module_file
-from memrecall.systems.registry import entry_point
+from memrecall.systems.registry import entry_point, module_file
 
 
 def _file_facts(path: Path | None) -> dict:
