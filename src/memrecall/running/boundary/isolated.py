@@ -115,7 +115,10 @@ def rank_plugin(
     with progress_bar(len(task.queries), f"{plugin.label}: ranking", show_progress, unit="query") as bar:
         if executor is not None and getattr(executor, "name", "local") == "ray":
             if plugin.isolation == "none":
-                raise ConfigError("--in-process runs the plug-in in this process; it cannot run on --executor ray")
+                raise ConfigError(
+                    "a plug-in object (or --in-process) runs in this interpreter, so not on the ray executor; "
+                    "give run_system its spec string (MODULE:ATTR) to run it isolated on Ray"
+                )
             declared, done = _on_ray(plugin, sealed, task, tokens, executor, bar.update)
         else:
             transport, declared = _open(plugin, plugin.label)
