@@ -18,6 +18,10 @@ class _Dense:
     def __init__(self) -> None:
         self.inner = build_builtin("dense", SystemContext(SharedEncoder(None, None).get, self.policy))
 
+    def prepare(self, task):
+        """Encode the whole task at once, as the built-in does."""
+        self.inner.prepare(task)
+
     def index(self, documents):
         """Index one store."""
         self.inner.index(documents)

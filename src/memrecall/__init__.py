@@ -8,11 +8,23 @@ import importlib.util
 import sys
 import warnings
 
-from memrecall.api import Result, evaluate_rankings, run_system
 from memrecall.data.model import Document, Query, Ranking
 from memrecall.reports.version import __version__
 
 __all__ = ["Document", "Query", "Ranking", "Result", "__version__", "evaluate_rankings", "run_system"]
+API = frozenset({"Result", "evaluate_rankings", "run_system"})
+
+
+def __getattr__(name: str):  # noqa: ANN202 - PEP 562: the API is imported on first use
+    """`Result`, `evaluate_rankings` and `run_system` from memrecall.api, imported when first asked for.
+
+    So a plug-in's worker process (and `memrecall --help`) does not pay for the scoring stack at start.
+    """
+    if name in API:
+        from memrecall import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'memrecall' has no attribute {name!r}")
 
 # Import paths that README or examples/ documented before the 0.2 layout; each warns and goes in the next release.
 LEGACY_MODULES = {

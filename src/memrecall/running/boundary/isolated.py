@@ -21,7 +21,7 @@ from memrecall.data.rankings import RankingRow
 from memrecall.errors import ConfigError, SystemFailure
 from memrecall.progress import progress_bar
 from memrecall.running.boundary.sealing import Sealed, seal
-from memrecall.running.boundary.wire import task_to_plain
+from memrecall.running.boundary.wire import task_to_plain, unpack_positions
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, InProcess, Worker
 from memrecall.running.cost import PER_CALL, TimedAnswers, run_cost
 from memrecall.running.pipeline import SystemRun, checked_run
@@ -161,21 +161,19 @@ def _unseal(sealed: Sealed, replies: dict, order: dict[str, int]) -> tuple[list[
         timed.query_seconds = tuple(_seconds(s) for s in reply.get("query_seconds") or ())
         timed.basis = str(reply.get("basis") or PER_CALL)
         outputs[real_store] = timed
-        size = len(sealed.view.stores[token])
+        size, reals = len(sealed.view.stores[token]), [sealed.real_doc(token, d.id) for d in sealed.view.stores[token]]
         for query, answer in zip(queries, answers, strict=True):
             real_query = sealed.query_ids[query.id]
             at = order[real_query]
             problem = _answer_problem(answer, real_query, real_store, size, sealed)
-            unknown = [] if problem else [i for i in answer["ids"] if sealed.real_doc(token, i) is None]
-            if unknown:
-                problem = (
-                    f"query {real_query}: ranked {str(unknown[0])[:40]!r}, which is not an id of a document in "
-                    f"store {real_store!r} (ids are opaque tokens drawn afresh for each run)"
-                )
+            if problem is None:
+                try:
+                    ids = tuple([reals[p] for p in unpack_positions(answer["positions"])])
+                except (ValueError, IndexError):
+                    problem = f"query {real_query}: the worker sent a malformed answer"
             if problem:
                 problems.append((at, problem))
                 continue
-            ids = tuple(sealed.real_doc(token, i) for i in answer["ids"])
             rows.append((at, RankingRow(f"query {real_query}", None, real_query, ids)))
     return [r for _, r in sorted(rows, key=lambda p: p[0])], [p for _, p in sorted(problems)], outputs
 
@@ -191,7 +189,7 @@ def _answer_problem(answer: Any, query_id: str, store_id: str, size: int, sealed
         )
     if "problem" in answer:
         return sealed.real_ids(str(answer["problem"]))[:300]
-    if not isinstance(answer.get("ids"), list) or not all(isinstance(i, str) for i in answer["ids"]):
+    if not isinstance(answer.get("positions"), str):
         return f"query {query_id}: the worker sent a malformed answer"
     return None
 

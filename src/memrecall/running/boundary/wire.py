@@ -45,6 +45,36 @@ def read_frame(fd: int) -> Any:
     return json.loads(body.decode("utf-8"))
 
 
+def pack_positions(positions: list[int]) -> str:
+    """Store positions as base64 of little-endian uint32s: a full ranking crosses the pipe in one string."""
+    import base64
+
+    return base64.b64encode(array_bytes(positions)).decode("ascii")
+
+
+def array_bytes(positions: list[int]) -> bytes:
+    """The positions as little-endian uint32 bytes."""
+    import numpy as np
+
+    return np.asarray(positions, dtype="<u4").tobytes()
+
+
+def unpack_positions(text: str) -> list[int]:
+    """The positions `pack_positions` wrote; ValueError when the text is not such a string."""
+    import base64
+    import binascii
+
+    import numpy as np
+
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError) as exc:
+        raise ValueError("not packed positions") from exc
+    if len(raw) % 4:
+        raise ValueError("not packed positions")
+    return np.frombuffer(raw, dtype="<u4").tolist()
+
+
 def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 

@@ -8,6 +8,7 @@ declared values. `--in-process` runs the same session in the scorer's own interp
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -16,13 +17,16 @@ from typing import Any
 
 from memrecall.data.model import PublicTask, Query, Ranking
 from memrecall.errors import MemrecallError, SystemFailure
-from memrecall.running.boundary.wire import read_frame, task_from_plain, write_frame
+from memrecall.running.boundary.wire import pack_positions, read_frame, task_from_plain, write_frame
 from memrecall.running.cost import TimedSystem, peak_rss_mib
 from memrecall.systems.contract import SystemAdapter, adapt
 
 
-def plain_answer(query_id: str, output: Any, store_size: int) -> dict:
-    """One answer read once into plain data: {"ids": [...]}, or {"problem": ...} naming the query."""
+def plain_answer(query_id: str, output: Any, store_id: str, position: Mapping[str, int]) -> dict:
+    """One answer read once into plain data: {"positions": store positions best first, packed}, or its problem.
+
+    Positions (into the store as it was handed) travel faster than ids; the scorer maps them to real ids.
+    """
     where = f"query {query_id}"
     if isinstance(output, Ranking):
         if output.query_id != query_id:
@@ -32,12 +36,18 @@ def plain_answer(query_id: str, output: Any, store_size: int) -> dict:
         ids = tuple(output)
     else:
         return {"problem": f"{where}: rank() returned {type(output).__name__}, expected a sequence of ids or a Ranking"}
-    if len(ids) > store_size:
+    if len(ids) > len(position):
         return {"too_long": len(ids)}
-    bad = [d for d in ids if type(d) is not str]
-    if bad:
-        return {"problem": f"{where}: ranked ids must be strings, got {type(bad[0]).__name__} {str(bad[0])[:40]!r}"}
-    return {"ids": [str.__str__(d) for d in ids]}
+    found = [position.get(d) if type(d) is str else None for d in ids]
+    if None in found:
+        bad = ids[found.index(None)]
+        if type(bad) is not str:
+            return {"problem": f"{where}: ranked ids must be strings, got {type(bad).__name__} {str(bad)[:40]!r}"}
+        return {
+            "problem": f"{where}: ranked {bad[:40]!r}, which is not an id of a document in store {store_id!r} "
+            "(ids are opaque tokens drawn afresh for each run)"
+        }
+    return {"positions": pack_positions(found)}
 
 
 class PluginSession:
@@ -94,13 +104,14 @@ class PluginSession:
         if self.task is None or store_id not in self.task.stores:
             raise SystemFailure(f"worker: no store {store_id!r} in the task it was given")
         documents, queries = self.task.stores[store_id], tuple(self.by_store.get(store_id, ()))
+        position = {d.id: i for i, d in enumerate(documents)}
         timed = TimedSystem(self.adapter)
         timed.index(documents, store_id)
         answers = timed.rank_many(queries, store_id)
         if len(answers) != len(queries):
             return {"returned": len(answers)}
         return {
-            "answers": [plain_answer(q.id, a, len(documents)) for q, a in zip(queries, answers, strict=True)],
+            "answers": [plain_answer(q.id, a, store_id, position) for q, a in zip(queries, answers, strict=True)],
             "index_seconds": answers.index_seconds,
             "query_seconds": list(answers.query_seconds),
             "basis": answers.basis,
@@ -169,7 +180,8 @@ def main(argv: Sequence[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     serve(int(argv[0]), int(argv[1]))
     sys.stdout.flush()
-    return 0
+    sys.stderr.flush()
+    os._exit(0)  # the work is done and answered: no interpreter teardown (a second or more with torch loaded)
 
 
 if __name__ == "__main__":
