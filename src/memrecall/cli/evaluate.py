@@ -220,21 +220,17 @@ def compare(
     """Compare systems: rankings files (paired, Holm-adjusted) or reports (verified, manifests checked)."""
     if len(runs) < 2:
         raise click.BadParameter("give at least two rankings files or reports", param_hint="RUNS")
+    from memrecall.cli.applicable import refuse_inapplicable
     from memrecall.data.formats import input_kind, refuse_kinds
 
     kinds = [input_kind(path) for path in runs]
     if "report" in kinds:
         wanted = "all reports (compared as they were scored) or all rankings files (paired)"
         refuse_kinds([("", path) for path in runs], kinds, ("report",), wanted)
-        from memrecall.errors import UsageError
-
-        given = [
-            flag for flag, value in (("--metrics", metrics), ("--csv", csv_path), ("--latex", latex_path)) if value
-        ]
-        if given:
-            raise UsageError(f"{given[0]} needs rankings files; reports are compared as they were scored")
+        refuse_inapplicable("reports")
         _compare_reports(runs, output, allow_mismatch, sign_key, quiet)
         return
+    refuse_inapplicable("rankings")
     extra = {"metrics": metrics, "tables": {"csv": csv_path, "latex": latex_path}}
     _score_and_print(
         runs,
