@@ -286,7 +286,9 @@ def test_compare_writes_a_latex_table_with_every_special_character_escaped(hosti
 def test_compare_tables_are_refused_for_reports(baseline_trec, tmp_path):
     report = baseline_trec / "baseline.json"
     result = run("compare", report, report, "--csv", tmp_path / "c.csv", "--output", tmp_path / "c.json")
-    assert result.exit_code == 2 and "--csv needs rankings files" in result.output
+    assert (
+        result.exit_code == 2 and "--csv cannot apply to a compare of reports: it needs rankings files" in result.output
+    )
     assert list(tmp_path.iterdir()) == []
 
 

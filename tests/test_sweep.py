@@ -20,6 +20,8 @@ LOCOMO = FIXTURES / "locomo_mini.json"
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep") / "out"
+    broken = out.parent / "broken_lme.json"
+    broken.write_text("[1]", encoding="utf-8")
     result = run(
         "sweep",
         "--systems",
@@ -31,7 +33,7 @@ def swept(tmp_path_factory):
         "--data",
         f"locomo={LOCOMO}",
         "--data",
-        "longmemeval=/no/such/file.json",
+        f"longmemeval={broken}",
         "--out",
         out,
         "--resamples",
@@ -59,7 +61,8 @@ def test_failures_are_named_and_do_not_stop_the_rest(swept):
     failed = [line for line in result.output.splitlines() if line.startswith("failed: ")]
     assert len(failed) == 5
     assert "failed: epirec / no-such-system: unknown system 'no-such-system'" in result.output
-    assert "failed: longmemeval / recency: benchmark: --data /no/such/file.json does not exist" in result.output
+    assert "failed: longmemeval / recency: benchmark: " in result.output
+    assert "broken_lme.json: record 0: expected an object" in result.output
     assert "Traceback" not in result.output
 
 
@@ -176,3 +179,20 @@ def test_a_sweep_passes_no_signing_key_to_its_runs(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     report = json.loads((out / "epirec" / "recency.report.json").read_text(encoding="utf-8"))
     assert "signatures" not in report  # sign afterwards, with `memrecall keys sign`
+
+
+def test_a_data_file_that_is_not_there_is_refused_before_any_pair_runs(tmp_path):
+    result = run(
+        "sweep",
+        "--systems",
+        "recency",
+        "--benchmarks",
+        "epirec",
+        "--data",
+        "epirec=/no/such.json",
+        "--out",
+        tmp_path / "o",
+    )
+    assert result.exit_code == 2, result.output
+    assert "--data /no/such.json does not exist" in result.output
+    assert not (tmp_path / "o").exists()

@@ -111,7 +111,7 @@ def test_a_read_only_cache_is_read_but_not_written(tmp_path):
 
     cache = VectorCache(tmp_path)
     cache.put_many("m", {"k": np.ones(3, dtype=np.float32)})
-    cache._db = cache._recover(sqlite3.OperationalError("attempt to write a readonly database"))
+    cache._connection = cache._recover(sqlite3.OperationalError("attempt to write a readonly database"))
     assert cache.read_only
     cache.put_many("m", {"j": np.ones(3, dtype=np.float32)})
     assert set(cache.get_many("m", ["k", "j"])) == {"k"}
@@ -257,3 +257,15 @@ def test_a_huge_unknown_id_is_echoed_cut_short(tmp_path):
     result = run("evaluate", big, "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
     assert_one_line_error(result, "(1000002 characters)")  # the id quoted with repr, then cut
     assert len(result.output) < 3000
+
+
+def test_a_cache_that_is_not_there_is_created_only_when_a_vector_is_stored(tmp_path):
+    import numpy as np
+
+    from memrecall.encoding.vector_cache import VectorCache
+
+    cache = VectorCache(tmp_path / "cache")
+    assert cache.get_many("m", ["k"]) == {}
+    assert not (tmp_path / "cache").exists()
+    cache.put_many("m", {"k": np.ones(3, dtype=np.float32)})
+    assert set(VectorCache(tmp_path / "cache").get_many("m", ["k"])) == {"k"}

@@ -52,7 +52,12 @@ def encoder_options(function: Callable) -> Callable:
     def checked(**params):
         from memrecall.encoding.backends import choose_backend
 
-        choose_backend(params["encoder_backend"], params["precision"], params.get("device") or "auto")
+        device = params.get("device") or "auto"
+        backend = choose_backend(params["encoder_backend"], params["precision"], device)
+        if device not in ("auto", "cpu") and backend.name == "torch" and params.get("executor") != "ray":
+            from memrecall.encoding.embeddings import available_device
+
+            available_device(device)  # a device this machine lacks is refused before anything is created
         return function(**params)
 
     options = [

@@ -220,18 +220,17 @@ def compare(
     """Compare systems: rankings files (paired, Holm-adjusted) or reports (verified, manifests checked)."""
     if len(runs) < 2:
         raise click.BadParameter("give at least two rankings files or reports", param_hint="RUNS")
-    from memrecall.reports.compare_reports import is_report_file
+    from memrecall.cli.applicable import refuse_inapplicable
+    from memrecall.data.formats import input_kind, refuse_kinds
 
-    if all(is_report_file(path) for path in runs):
-        from memrecall.errors import UsageError
-
-        given = [
-            flag for flag, value in (("--metrics", metrics), ("--csv", csv_path), ("--latex", latex_path)) if value
-        ]
-        if given:
-            raise UsageError(f"{given[0]} needs rankings files; reports are compared as they were scored")
+    kinds = [input_kind(path) for path in runs]
+    if "report" in kinds:
+        wanted = "all reports (compared as they were scored) or all rankings files (paired)"
+        refuse_kinds([("", path) for path in runs], kinds, ("report",), wanted)
+        refuse_inapplicable("reports")
         _compare_reports(runs, output, allow_mismatch, sign_key, quiet)
         return
+    refuse_inapplicable("rankings")
     extra = {"metrics": metrics, "tables": {"csv": csv_path, "latex": latex_path}}
     _score_and_print(
         runs,
@@ -341,6 +340,10 @@ def report_command(
             "--per-query: its values are checked against the report's rankings before the card shows them; "
             "give --rankings (one per system) too"
         )
+    from memrecall.data.formats import KINDS, check_inputs, rankings_kinds
+
+    check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
+    check_inputs("--per-query", [per_query] if per_query else [], ("per-query",), KINDS["per-query"])
     keys = [load_public_key(path) for path in trusted]
     plan = new_plan()
     report_path = plan.input("REPORT", report_path)

@@ -58,12 +58,15 @@ def power(report_paths, rankings, data, alpha, power_level, difference, metrics,
     system. Hit metrics (recall@k, recall_all@k) use McNemar's paired-proportions formula at the observed
     discordance; graded ones a seeded paired bootstrap and the normal approximation."""
     from memrecall.cli.common import data_input, new_plan
+    from memrecall.data.formats import REPORTS, check_inputs, rankings_kinds
     from memrecall.io import write_json
     from memrecall.reports.power_inputs import power_inputs
     from memrecall.reports.power_report import power_lines, power_results
     from memrecall.scoring.policy import parse_metric_list
 
     names = parse_metric_list(metrics) if metrics is not None else ()
+    check_inputs("REPORT", report_paths, ("report",), REPORTS)
+    check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
     plan = new_plan()
     paths = [plan.input("REPORT", path) for path in report_paths]
     given = [plan.input("--rankings", path) for path in rankings]

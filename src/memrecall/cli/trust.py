@@ -102,7 +102,11 @@ def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, .
 
     if data is not None and not rankings:
         raise click.BadParameter("--data is for the replay; give --rankings too", param_hint="--data")
+    from memrecall.data.formats import REPORTS, check_inputs, rankings_kinds
+
     keys = [load_public_key(path) for path in trusted]
+    check_inputs("REPORT", [report_path], ("report",), REPORTS)
+    check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
     report = read_json(report_path)
     checks = verify_report(report, keys, rankings, data)
     for check in checks:

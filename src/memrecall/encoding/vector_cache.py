@@ -36,21 +36,31 @@ class VectorCache:
 
     A file that is not a readable SQLite cache is set aside (renamed) and a fresh one started; a
     read-only cache is read but not written; a cache locked by another process for more than 5 s
-    is an error naming the file.
+    is an error naming the file. A cache that is not there yet is created only when the first vector is
+    stored, so a command refused before it encodes anything leaves no cache folder behind.
     """
 
     def __init__(self, folder: Path) -> None:
         folder = Path(folder)
         if folder.exists() and not folder.is_dir():
             raise ConfigError(f"embedding cache folder {folder} is a file; give a folder (--cache-dir)")
+        self.folder = folder
         self.path = folder / CACHE_FILE
         self.damaged_rows = 0
         self.read_only = False
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(f"cannot create the embedding cache folder {folder}: {exc.strerror or exc}") from None
-        self._db = self._open()
+        self._connection: sqlite3.Connection | None = self._open() if self.path.exists() else None
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The open cache, its folder and file created on first use."""
+        if self._connection is None:
+            try:
+                self.folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                problem = exc.strerror or exc
+                raise ConfigError(f"cannot create the embedding cache folder {self.folder}: {problem}") from None
+            self._connection = self._open()
+        return self._connection
 
     def _open(self) -> sqlite3.Connection:
         """Connect and create the table; set a damaged file aside; fall back to reading when read-only."""
@@ -95,6 +105,8 @@ class VectorCache:
     def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """Cached vectors for the keys present whose length, checksum and model dimension all hold."""
         found: dict[str, np.ndarray] = {}
+        if self._connection is None and not self.path.exists():
+            return found
         bad = 0
         try:
             for start in range(0, len(keys), 500):

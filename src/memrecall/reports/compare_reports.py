@@ -5,27 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from memrecall.data.jsonfile import open_regular, read_json
-from memrecall.errors import ConfigError, DatasetError
+from memrecall.data.jsonfile import read_json
+from memrecall.errors import ConfigError
 from memrecall.reports.comparability import manifest, mismatches
 from memrecall.reports.content import LAYOUTS, environment, make_report, shape_problem
 from memrecall.reports.fingerprint import report_fingerprint
-
-
-def is_report_file(path: Path) -> bool:
-    """True when the file is a JSON object with content and a fingerprint (a memrecall report)."""
-    try:
-        with open_regular(path) as handle:
-            if handle.read(1) != b"{":
-                return False
-        value = read_json(path)
-    except DatasetError as exc:
-        if "not a regular file" in exc.problem:
-            raise
-        return False
-    except Exception:  # noqa: BLE001 - anything unreadable is simply not a report here
-        return False
-    return isinstance(value, dict) and "content" in value and report_fingerprint(value) is not None
 
 
 def entries(report: dict) -> list[tuple[str, dict]]:

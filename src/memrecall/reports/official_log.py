@@ -128,15 +128,13 @@ def export_official_log(data: Path, task: Task, rankings: Mapping[str, Ranking],
     return written
 
 
-def is_official_log_line(obj: Any) -> bool:
-    """True for a parsed line of an official retrieval log."""
-    return isinstance(obj, dict) and isinstance(obj.get("retrieval_results"), dict) and "question_id" in obj
-
-
 def official_log_problem(obj: Any) -> str | None:
     """What keeps a parsed line from being an official log line (typed checks, one place), or None."""
     if not isinstance(obj, dict):
         return f"expected a JSON object, got {describe(obj)}"
+    missing = [key for key in ("question_id", "retrieval_results") if key not in obj]
+    if missing:
+        return f"missing {' and '.join(missing)}"
     if not isinstance(obj.get("question_id"), str):
         return f"question_id must be a string, got {describe(obj.get('question_id'))}"
     results = obj.get("retrieval_results")

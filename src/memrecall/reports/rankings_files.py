@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memrecall.benchmarks import Benchmark, Loaded
+from memrecall.data.formats import input_kind, line_kind, rankings_kinds, refuse_kinds
 from memrecall.data.jsonfile import DuplicateKey, loads_strict, split_lines
 from memrecall.data.model import Ranking
 from memrecall.data.rankings import (
@@ -18,7 +19,7 @@ from memrecall.data.rankings import (
 )
 from memrecall.data.rankings_hints import rankings_hint
 from memrecall.errors import RankingsError
-from memrecall.reports.official_log import is_official_log_line, read_official_log
+from memrecall.reports.official_log import read_official_log
 
 
 def checked_runs(
@@ -27,6 +28,8 @@ def checked_runs(
     """(name, rankings) per source, the sha256 of each file read, and a note per file read in another format."""
     if names and len(names) != len(sources):
         raise RankingsError("--names", [f"{len(names)} name(s) for {len(sources)} rankings source(s)"])
+    files_given = [("", Path(source)) for source in sources if isinstance(source, (str, Path))]
+    refuse_kinds(files_given, [input_kind(path) for _, path in files_given], *rankings_kinds(bench.name))
     runs, files, notes = [], {}, {}
     for index, source in enumerate(sources):
         if isinstance(source, (str, Path)):
@@ -51,9 +54,9 @@ def _parse_file(text: str, source: str, bench: Benchmark, loaded: Loaded) -> tup
     first = next((line for line in lines if line.strip()), "")
     if bench.name.startswith("longmemeval") and first.lstrip().startswith("{"):
         try:
-            official = is_official_log_line(loads_strict(first))
+            official = line_kind(loads_strict(first)) == "official-log"
         except (json.JSONDecodeError, DuplicateKey):
-            official = is_official_log_line(json.loads(first)) if _parses(first) else False
+            official = line_kind(json.loads(first)) == "official-log" if _parses(first) else False
         if official:
             rows, problems, detected = read_official_log(lines, loaded.task)
             return rows, problems, f"official LongMemEval retrieval log, {detected} corpus ids"

@@ -73,6 +73,8 @@ def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[Swe
         else:
             get_benchmark(name)
             benchmark, default = name, None
+        if name in data:  # a data file that is not there is refused before any pair runs or anything is written
+            get_benchmark(benchmark).resolve_data(data[name])
         out.append(SweepBenchmark(name, benchmark, data.get(name, default)))
     return out
 
