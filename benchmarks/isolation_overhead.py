@@ -6,7 +6,8 @@ Usage:
 
 Each round runs `memrecall run BENCHMARK --system dense` and `--system benchmarks.dense_plugin:Dense...`
 in fresh processes, alternating, from one scratch folder whose default cache both share (filled by a first,
-untimed run). The two reports must hold the same rankings (rankings_sha256) and the same results.
+untimed run; with --cold, emptied before every run, so each encodes everything). The two reports must
+hold the same rankings (rankings_sha256) and the same results.
 Prints a Markdown table: median wall seconds of each, the overhead, and the isolated run's own breakdown.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,15 +39,21 @@ def timed_run(folder: Path, benchmark: str, data: Path, spec: str, output: Path)
     return time.perf_counter() - started, json.loads(output.read_text(encoding="utf-8"))
 
 
-def measure(benchmark: str, data: Path, plugin: str, rounds: int) -> dict:
-    """Median wall time of built-in and plug-in dense on one benchmark, and the check that they agree."""
+def measure(benchmark: str, data: Path, plugin: str, rounds: int, cold: bool = False) -> dict:
+    """Median wall time of built-in and plug-in dense on one benchmark, and the check that they agree.
+
+    Warm: both share a cache filled by a first, untimed run. Cold: every run starts from an empty cache.
+    """
     with tempfile.TemporaryDirectory(prefix="memrecall-isolation-") as scratch:
         folder = Path(scratch)
-        timed_run(folder, benchmark, data, "dense", folder / "warm.json")  # fills the shared default cache
+        if not cold:
+            timed_run(folder, benchmark, data, "dense", folder / "warm.json")  # fills the shared default cache
         times: dict[str, list[float]] = {"dense": [], plugin: []}
         reports = {}
         for _ in range(rounds):
             for spec in ("dense", plugin):
+                if cold:
+                    shutil.rmtree(folder / ".memrecall_cache", ignore_errors=True)
                 seconds, reports[spec] = timed_run(folder, benchmark, data, spec, folder / "r.json")
                 times[spec].append(seconds)
     builtin = next(iter(reports["dense"]["content"]["systems"].values()))
@@ -72,6 +80,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--locomo", type=Path, default=ROOT.parent / "shared" / "data" / "locomo10.json")
+    parser.add_argument("--cold", action="store_true", help="Every run from an empty embedding cache.")
     args = parser.parse_args()
     cases = [("epirec", ROOT / "data" / "epirec_v2.json", "benchmarks.dense_plugin:DenseTruncate")]
     if args.locomo.is_file():
@@ -81,7 +90,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|")
     for benchmark, data, plugin in cases:
-        m = measure(benchmark, data, plugin, args.rounds)
+        m = measure(benchmark, data, plugin, args.rounds, args.cold)
         overhead = 100.0 * (m["isolated"] - m["builtin"]) / m["builtin"]
         print(
             f"| {benchmark} | {m['queries']} | {m['builtin']:.2f} | {m['isolated']:.2f} | {overhead:+.1f} % | "
