@@ -26,6 +26,7 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562: the API is imported on fi
         return getattr(api, name)
     raise AttributeError(f"module 'memrecall' has no attribute {name!r}")
 
+
 # Import paths that README or examples/ documented before the 0.2 layout; each warns and goes in the next release.
 LEGACY_MODULES = {
     "memrecall.datasets.epirec": "memrecall.data.epirec",

@@ -76,9 +76,9 @@ COMMANDS = {
         ["rankings", "rankings2", "epirec"],
     ),
     "report": (
-        ["report", "{report}", "--per-query", "{perquery}"],
+        ["report", "{report}", "--per-query", "{perquery}", "--rankings", "{replayed}"],
         [Out("--out", FOLDER, "README.md"), Out("--out", FOLDER, "recall_curve.png")],
-        ["report", "perquery"],
+        ["report", "perquery", "replayed"],
     ),
     "longmemeval": (
         ["longmemeval", "--data", "{lme}", "--modes", "fts5,dense", "--quiet"],
@@ -103,6 +103,7 @@ FILES = {
     "rankings2": ("RANKINGS", "b.jsonl", b'{"query_id": "q", "ranking": ["x"]}\n'),
     "report": ("REPORT", "r.report.json", b'{"content": {}}\n'),
     "perquery": ("--per-query", "pq.jsonl", b'{"query_id": "q"}\n'),
+    "replayed": ("--rankings", "rk.jsonl", b'{"query_id": "q", "ranking": []}\n'),
     "ratings": ("RATINGS", "ann.csv", b"episode_id,intensity_band,valence\n"),
     "ratings2": ("RATINGS", "bob.csv", b"episode_id,intensity_band,valence\n"),
     "sample": ("--sample", "sample.csv", b"episode_id\np01e01\n"),

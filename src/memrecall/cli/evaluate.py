@@ -342,8 +342,6 @@ def report_command(
         )
     from memrecall.data.formats import KINDS, check_inputs, rankings_kinds
 
-    check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
-    check_inputs("--per-query", [per_query] if per_query else [], ("per-query",), KINDS["per-query"])
     keys = [load_public_key(path) for path in trusted]
     plan = new_plan()
     report_path = plan.input("REPORT", report_path)
@@ -351,7 +349,9 @@ def report_command(
     rankings = [plan.input("--rankings", path) for path in rankings]
     data = data_input(plan, data)
     out = plan.card("--out", out or report_path.with_name(report_path.stem + "_card"))
-    plan.check()
+    plan.check()  # the outputs first, then what each input holds
+    check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
+    check_inputs("--per-query", [per_query] if per_query else [], ("per-query",), KINDS["per-query"])
     try:
         report = read_json(report_path)
     except MemrecallError:
