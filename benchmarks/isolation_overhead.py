@@ -6,7 +6,8 @@ Usage:
 
 Each round runs `memrecall run BENCHMARK --system dense` and `--system benchmarks.dense_plugin:Dense...`
 in fresh processes, alternating, from one scratch folder whose default cache both share (filled by a first,
-untimed run; with --cold, emptied before every run, so each encodes everything). The two reports must
+untimed run; with --cold, emptied before every timed run, so each encodes everything, the untimed run
+only warming the operating system's caches). The two reports must
 hold the same rankings (rankings_sha256) and the same results.
 Prints a Markdown table: median wall seconds of each, the overhead, and the isolated run's own breakdown.
 """
@@ -46,8 +47,8 @@ def measure(benchmark: str, data: Path, plugin: str, rounds: int, cold: bool = F
     """
     with tempfile.TemporaryDirectory(prefix="memrecall-isolation-") as scratch:
         folder = Path(scratch)
-        if not cold:
-            timed_run(folder, benchmark, data, "dense", folder / "warm.json")  # fills the shared default cache
+        timed_run(folder, benchmark, data, "dense", folder / "warm.json")  # fills the shared cache (warm), or
+        # (cold) takes the operating system's one-time costs (page cache, compiled files) out of the first round
         times: dict[str, list[float]] = {"dense": [], plugin: []}
         reports = {}
         for _ in range(rounds):
