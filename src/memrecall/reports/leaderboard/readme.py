@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memrecall.reports.escape import markdown_cell, markdown_text
+from memrecall.reports.escape import markdown_cell
 from memrecall.reports.leaderboard.figure import per_query_ms
-from memrecall.reports.leaderboard.tables import DETECTABLE_NOTE, Table, detectable_heading
+from memrecall.reports.leaderboard.tables import Table, detectable_heading
 
 START, END = "<!-- leaderboard-top -->", "<!-- /leaderboard-top -->"
 
@@ -26,8 +26,10 @@ def _detectable(table: Table, entry, group: str) -> str:
 
 
 def markdown_table(table: Table) -> str:
-    """Every comparable row of `table` in page order: #, system, primary metric and detectable Δ per group, cost;
-    the line saying what detectable Δ means under it."""
+    """Every comparable row of `table` in page order: #, system, primary metric and detectable Δ per group, cost.
+
+    The table alone: each README says what detectable Δ means in its own language, above the table.
+    """
     columns = [h for g in table.groups for h in (f"{g} {table.primary}", f"{g} {detectable_heading()}")]
     header = ["#", "system", *columns, "ms per query", "peak RSS MiB"]
     lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
@@ -37,7 +39,7 @@ def markdown_table(table: Table) -> str:
         cells = [str(position), markdown_cell(entry.system), *groups]
         cells += [f"{ms:.2f}" if ms is not None else "-", f"{rss:.0f}" if isinstance(rss, (int, float)) else "-"]
         lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join([*lines, "", markdown_text(DETECTABLE_NOTE)]) + "\n"
+    return "\n".join(lines) + "\n"
 
 
 def with_table(text: str, table_markdown: str, where: str) -> str:
