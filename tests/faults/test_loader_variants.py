@@ -159,7 +159,18 @@ def command(loader: Loader, path: Path, out: Path, made: dict[str, Path]) -> lis
         "locomo conversations": ["locomo", "--data", path, "--modes", "fts5", "--quiet", "--output", out / "r.json"],
         "rankings jsonl": ["evaluate", path, "--data", MINI_RELEASE, "--output", out / "r.json"],
         "official log": ["evaluate", path, "--benchmark", "longmemeval", "--data", LME, "--output", out / "r.json"],
-        "per-query rows": ["report", made["report"], "--per-query", path, "--out", out / "card"],
+        "per-query rows": [
+            "report",
+            made["report"],
+            "--per-query",
+            path,
+            "--rankings",
+            made["rankings jsonl"],
+            "--data",
+            MINI_RELEASE,
+            "--out",
+            out / "card",
+        ],  # fmt: skip
         "report": ["report", path, "--out", out / "card", *loader.extra],
     }[loader.name]
 

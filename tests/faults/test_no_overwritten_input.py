@@ -77,6 +77,7 @@ def test_report_refuses_an_out_folder_whose_card_is_an_input(tmp_path):
     assert result.exit_code == 0, result.output
     card = tmp_path / "card" / "README.md"
     before = card.read_bytes()
-    again = run("report", tmp_path / "r.json", "--out", tmp_path / "card", "--per-query", card)
+    replay = ["--rankings", rankings, "--data", MINI_RELEASE]
+    again = run("report", tmp_path / "r.json", "--out", tmp_path / "card", "--per-query", card, *replay)
     assert_one_line_error(again, "is one of this command's inputs")
     assert card.read_bytes() == before

@@ -200,7 +200,8 @@ def test_memrecall_reads_back_its_own_epirec_exports_holding_line_break_characte
     first = json.loads((out / "r.json").read_text())["content"]["strategies"]["hashing"]["results"]
     again = json.loads((tmp_path / "e.json").read_text())["content"]["systems"]["hashing"]["results"]
     assert first["overall"] == again["overall"]
-    card = run("report", out / "r.json", "--per-query", out / "pq.jsonl", "--out", tmp_path / "card")
+    replay = ["--rankings", out / "rk" / "hashing.jsonl", "--data", data]
+    card = run("report", out / "r.json", "--per-query", out / "pq.jsonl", *replay, "--out", tmp_path / "card")
     assert card.exit_code == 0, card.output
     rows = [json.loads(line) for line in (out / "pq.jsonl").read_text().split("\n")[:-1]]
     assert ODD in {row["text"] for row in rows}
