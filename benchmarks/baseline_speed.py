@@ -24,7 +24,7 @@ def timed(command: list[str], env: dict) -> float:
 
 def encoder_throughput(data: Path) -> tuple[int, float]:
     """Sentences per second encoding every distinct episode and probe text once, cold."""
-    from memrecall.data.epirec import load_epirec
+    from memrecall.data.loaders.epirec import load_epirec
     from memrecall.encoding.embeddings import Encoder, resolve_model
 
     task = load_epirec(data)

@@ -24,7 +24,7 @@ import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from memrecall.data.longmemeval import QUESTION_TYPES as TYPES  # noqa: E402
+from memrecall.data.loaders.longmemeval import QUESTION_TYPES as TYPES  # noqa: E402
 
 TOPICS = {
     "cooking": ["recipe", "oven", "garlic", "simmer", "sauce", "dough", "spices", "skillet", "broth", "marinade"],

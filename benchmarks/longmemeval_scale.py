@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--cold-questions", type=int, default=4)
     parser.add_argument("--policy-questions", type=int, default=40)
     args = parser.parse_args()
-    from memrecall.data.longmemeval import load_longmemeval
+    from memrecall.data.loaders.longmemeval import load_longmemeval
 
     size = args.data.stat().st_size / 1e6
     digest = hashlib.sha256(args.data.read_bytes()).hexdigest()[:12]

@@ -31,7 +31,8 @@ LOCOMO_REPORTS = [
 def main() -> int:
     """Regenerate each report into a temporary folder and compare fingerprints."""
     sys.path.insert(0, str(ROOT / "src"))
-    from memrecall.reports.fingerprint import report_fingerprint
+    from memrecall.reports.proof.fingerprint import report_fingerprint
+
     reports = REPORTS + (LOCOMO_REPORTS if LOCOMO.exists() else [])
     if not LOCOMO.exists():
         print(f"check_signatures: {LOCOMO} is not present; LoCoMo reports not checked", file=sys.stderr)

@@ -41,7 +41,7 @@ def memrecall(*args: str) -> None:
 def build(site: Path) -> None:
     """Remove the generated files, then write the page and the summary tables from site/entries."""
     from memrecall.io import atomic_write_text
-    from memrecall.reports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
+    from memrecall.reports.exports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
     from memrecall.running.sweep import outcomes_from_folder
 
     for name in GENERATED:

@@ -10,7 +10,7 @@ import pytest
 from conftest import run
 
 from memrecall.benchmarks import get_benchmark
-from memrecall.data.beir import load_beir
+from memrecall.data.loaders.beir import load_beir
 from memrecall.errors import DatasetError
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"

@@ -7,7 +7,7 @@ import re
 import pytest
 from conftest import FIXTURES, MINI_RELEASE, run
 
-from memrecall.reports import card
+from memrecall.reports.cards import card
 from memrecall.reports.escape import html_attr, html_text, markdown_cell, markdown_code, markdown_text
 
 PAYLOADS = {
@@ -208,7 +208,7 @@ def test_escaped_text_keeps_plain_words_and_numbers_readable():
 def test_a_system_name_that_looks_like_console_markup_is_printed_as_it_is(tmp_path, name):
     from rich.console import Console
 
-    from memrecall.reports.tables import results_table
+    from memrecall.reports.exports.tables import results_table
 
     row = {"recall@3": {"value": 0.5, "ci_low": 0.25, "ci_high": 0.75}, "n": 4}
     console = Console(width=120, record=True)

@@ -86,7 +86,7 @@ def test_run_records_cost_in_env_only_and_the_fingerprint_does_not_move():
 
 
 def test_the_report_card_shows_cost(tmp_path):
-    from memrecall.reports.card import write_report_card
+    from memrecall.reports.cards.card import write_report_card
 
     result = run_system(Plain(), "epirec", data=MINI_RELEASE, resamples=200, name="a|b")
     write_report_card(result.report, tmp_path)

@@ -4,7 +4,7 @@ import json
 import pytest
 from conftest import MINI_RELEASE
 
-from memrecall.data.epirec import epirec_task, load_epirec
+from memrecall.data.loaders.epirec import epirec_task, load_epirec
 from memrecall.errors import DatasetError
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, MINI_RELEASE, run
 
-from memrecall.reports.verification import verify_report
+from memrecall.reports.proof.verification import verify_report
 
 LME = FIXTURES / "lme_format_mini.json"
 

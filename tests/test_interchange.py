@@ -18,8 +18,8 @@ from memrecall.api import evaluate_rankings
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.model import Task
 from memrecall.errors import ConfigError
-from memrecall.reports.frames import COLUMNS, PAIRED
-from memrecall.reports.interchange import qrels_text, trec_id_problem
+from memrecall.reports.exports.frames import COLUMNS, PAIRED
+from memrecall.reports.exports.interchange import qrels_text, trec_id_problem
 from memrecall.scoring.metrics import KNOWN_METRICS
 
 LOCOMO = FIXTURES / "locomo_mini.json"

@@ -4,7 +4,7 @@ from collections import Counter
 import pytest
 from conftest import FIXTURES, LOCOMO_MISSING, SHARED_DATA, run
 
-from memrecall.data.locomo import load_locomo, parse_locomo_date, resolve_evidence
+from memrecall.data.loaders.locomo import load_locomo, parse_locomo_date, resolve_evidence
 from memrecall.errors import DatasetError
 from memrecall.reports.content import verify
 

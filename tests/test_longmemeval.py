@@ -3,7 +3,7 @@ import json
 import pytest
 from conftest import FIXTURES, LONGMEMEVAL_MISSING, SHARED_DATA, run
 
-from memrecall.data.longmemeval import load_longmemeval, parse_lme_date
+from memrecall.data.loaders.longmemeval import load_longmemeval, parse_lme_date
 from memrecall.errors import DatasetError
 from memrecall.reports.content import verify
 

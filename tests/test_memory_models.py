@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from conftest import MINI_RELEASE, query
 
-from memrecall.data.epirec import load_epirec
+from memrecall.data.loaders.epirec import load_epirec
 from memrecall.data.model import Document
 from memrecall.encoding.embeddings import Encoder, resolve_model
 from memrecall.running.pipeline import rank_task

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from conftest import FIXTURES, LONGMEMEVAL_MISSING, SHARED_DATA, run
 
-from memrecall.data.longmemeval import load_longmemeval
-from memrecall.reports.official_log import dcg, evaluate_retrieval, evaluate_turn2session
+from memrecall.data.loaders.longmemeval import load_longmemeval
+from memrecall.reports.exports.official_log import dcg, evaluate_retrieval, evaluate_turn2session
 
 MINI = FIXTURES / "lme_format_mini.json"
 SAMPLE = SHARED_DATA / "longmemeval_oracle_sample.json"

@@ -124,7 +124,7 @@ def test_card_lists_the_queries_every_system_missed(baseline_card):
 
 
 def test_the_card_shows_the_detectable_difference_against_the_first_strategy(baseline_card):
-    from memrecall.reports.card_power import detectable_cells
+    from memrecall.reports.cards.card_power import detectable_cells
     from memrecall.scoring.per_query import read_per_query
     from memrecall.scoring.power import mcnemar_detectable
 

@@ -142,7 +142,7 @@ def test_the_public_types_hold_exactly_the_public_fields():
 
 
 def test_each_run_gets_a_fresh_copy_and_the_task_keeps_its_gold():
-    from memrecall.data.epirec import load_epirec
+    from memrecall.data.loaders.epirec import load_epirec
 
     task = load_epirec(MINI_RELEASE)
     first, second = task.public(), task.public()
@@ -206,7 +206,7 @@ def test_the_salience_oracle_baseline_is_marked_in_signed_content(tmp_path):
 
 
 def test_graded_judgements_stay_on_the_scorer_side():
-    from memrecall.data.beir import load_beir
+    from memrecall.data.loaders.beir import load_beir
 
     task, _ = load_beir(DATA["beir"])
     graded = next(q for q in task.queries if q.id == "ana-q2")

@@ -6,8 +6,8 @@ import stat
 import pytest
 from conftest import FIXTURES, MINI_RELEASE, run
 
-from memrecall.reports.fingerprint import content_sha256, report_fingerprint
-from memrecall.reports.verification import Check, report_state, verify_report
+from memrecall.reports.proof.fingerprint import content_sha256, report_fingerprint
+from memrecall.reports.proof.verification import Check, report_state, verify_report
 from memrecall.reports.version import __version__
 
 LME = FIXTURES / "lme_format_mini.json"
@@ -57,7 +57,7 @@ def read(path):
 
 
 def key_id_of(keys, name):
-    from memrecall.reports.signing import key_id, load_public_key
+    from memrecall.reports.proof.signing import key_id, load_public_key
 
     return key_id(load_public_key(keys / f"{name}.pub"))
 
@@ -192,7 +192,7 @@ def test_several_signatures_all_verify_and_a_key_signing_twice_is_replaced(basel
 
 
 def test_a_signature_with_a_swapped_public_key_is_refused(baseline, keys, tmp_path):
-    from memrecall.reports.signing import load_public_key, raw_public_bytes
+    from memrecall.reports.proof.signing import load_public_key, raw_public_bytes
 
     report = read(baseline / "b.json")
     report["signatures"][0]["public_key"] = raw_public_bytes(load_public_key(keys / "mallory.pub")).hex()

@@ -10,8 +10,8 @@ import pytest
 from conftest import FIXTURES, MINI_RELEASE, run
 
 from memrecall.api import run_system
+from memrecall.reports.exports.sweep_summary import _markdown_cell, latex_cell
 from memrecall.reports.query_scores import read_scores
-from memrecall.reports.sweep_summary import _markdown_cell, latex_cell
 from memrecall.systems.builtin.fts5 import Fts5Retriever
 
 LOCOMO = FIXTURES / "locomo_mini.json"

@@ -29,9 +29,9 @@ def __getattr__(name: str):  # noqa: ANN202 - PEP 562: the API is imported on fi
 
 # Import paths that README or examples/ documented before the 0.2 layout; each warns and goes in the next release.
 LEGACY_MODULES = {
-    "memrecall.datasets.epirec": "memrecall.data.epirec",
-    "memrecall.datasets.locomo": "memrecall.data.locomo",
-    "memrecall.datasets.longmemeval": "memrecall.data.longmemeval",
+    "memrecall.datasets.epirec": "memrecall.data.loaders.epirec",
+    "memrecall.datasets.locomo": "memrecall.data.loaders.locomo",
+    "memrecall.datasets.longmemeval": "memrecall.data.loaders.longmemeval",
     "memrecall.embeddings": "memrecall.encoding.embeddings",
     "memrecall.harness": "memrecall.running.harness",
     "memrecall.model": "memrecall.data.model",

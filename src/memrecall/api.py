@@ -52,7 +52,7 @@ class Result:
 
     def to_frame(self):
         """Every system's results as a pandas DataFrame: one row per system, group and metric (needs pandas)."""
-        from memrecall.reports.frames import results_frame
+        from memrecall.reports.exports.frames import results_frame
 
         return results_frame(self.report)
 

@@ -98,7 +98,7 @@ class Benchmark:
 
 
 def _epirec_loader(path: Path, options: Mapping[str, Any]) -> Loaded:
-    from memrecall.data.epirec import load_epirec
+    from memrecall.data.loaders.epirec import load_epirec
 
     return Loaded(load_epirec(path))
 
@@ -109,7 +109,7 @@ def _epirec_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
 
 def _longmemeval_loader(protocol: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
     def load(path: Path, options: Mapping[str, Any]) -> Loaded:
-        from memrecall.data.longmemeval import load_longmemeval
+        from memrecall.data.loaders.longmemeval import load_longmemeval
 
         limit = options.get("max_instances")
         granularity = options.get("granularity", "session")
@@ -147,7 +147,7 @@ def _every_session_is_gold(task: Task) -> bool:
 
 def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
     def load(path: Path, options: Mapping[str, Any]) -> Loaded:
-        from memrecall.data.locomo import load_locomo
+        from memrecall.data.loaders.locomo import load_locomo
 
         loaded = load_locomo(path, granularity)
         dataset = {
@@ -167,7 +167,7 @@ def _locomo_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
 
 
 def _beir_loader(path: Path, options: Mapping[str, Any]) -> Loaded:
-    from memrecall.data.beir import load_beir
+    from memrecall.data.loaders.beir import load_beir
 
     return Loaded(*load_beir(path))
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memrecall.errors import ConfigError, short
 
-# What a report card folder may receive (reports/card.py and reports/figures.py write no other name).
+# What a report card folder may receive (reports/cards/card.py and reports/cards/figures.py write no other name).
 CARD_FILES = (
     "README.md",
     "recall_by_probe_type.png",

@@ -9,7 +9,7 @@ from helpers import export_hashing
 
 from memrecall import evaluate_rankings
 from memrecall.errors import ConfigError
-from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.proof.fingerprint import report_fingerprint
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import pytest
 
 from memrecall.corpus.labels import disputes_csv, sample_csv
 from memrecall.io import csv_cell
-from memrecall.reports.sweep_summary import csv_summary
-from memrecall.reports.table_text import csv_table
+from memrecall.reports.exports.sweep_summary import csv_summary
+from memrecall.reports.exports.table_text import csv_table
 
 FORMULAS = ["=1+2", "+cmd", "-2+3", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x")']
 NUMERALS = ["-0.0123", "+1", "-1e-05", "0.964", "-3"]

@@ -10,7 +10,7 @@ import pytest
 from conftest import LONGMEMEVAL_MISSING, MINI_RELEASE, SHARED_DATA, run
 from helpers import LME, LOCOMO, assert_one_line_error, assert_usage_error, export_hashing
 
-from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.proof.fingerprint import report_fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
 LME_SAMPLE = SHARED_DATA / "longmemeval_oracle_sample.json"
@@ -46,7 +46,7 @@ def harness_report(modes: list[str]) -> dict:
 
 @pytest.mark.parametrize("modes", [["fts5"], ["fts5", "dense"], ["dense", "fts5", "hybrid"], ["a", "b", "c", "d"]])
 def test_harness_rows_show_every_mode_with_its_apart_rows(modes):
-    from memrecall.reports.tables import harness_rows
+    from memrecall.reports.exports.tables import harness_rows
 
     rows = harness_rows(harness_report(modes))
     assert [(m, g) for m, g, _ in rows] == [

@@ -47,7 +47,7 @@ def test_an_export_folder_that_is_a_file_is_found_before_any_work(tmp_path):
 
 
 def test_a_failure_after_the_first_write_leaves_no_output_at_all(tmp_path, monkeypatch):
-    import memrecall.reports.card as report_card
+    import memrecall.reports.cards.card as report_card
 
     def broken(report, out):
         raise RuntimeError("figure backend crashed")
@@ -76,7 +76,7 @@ def test_a_failure_after_the_first_write_leaves_no_output_at_all(tmp_path, monke
 
 
 def test_ctrl_c_leaves_no_output_and_exits_130(tmp_path, monkeypatch):
-    import memrecall.reports.card as report_card
+    import memrecall.reports.cards.card as report_card
 
     def interrupted(report, out):
         raise KeyboardInterrupt

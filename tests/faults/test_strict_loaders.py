@@ -90,7 +90,7 @@ def test_an_episode_dated_after_reference_now_is_an_error(tmp_path):
 
 
 def _locomo_with_dia_id(tmp_path, dia_id: str, evidence: str, extra: str | None = None):
-    from memrecall.data.locomo import load_locomo
+    from memrecall.data.loaders.locomo import load_locomo
 
     data = json.loads(LOCOMO.read_text())
     first = data[0]
@@ -128,7 +128,7 @@ def test_two_locomo_dia_ids_naming_the_same_turn_are_an_error(tmp_path):
 
 @pytest.mark.skipif(not REAL_LOCOMO.exists(), reason=LOCOMO_MISSING)
 def test_the_real_locomo_evidence_outcomes_are_unchanged():
-    from memrecall.data.locomo import load_locomo
+    from memrecall.data.loaders.locomo import load_locomo
 
     path = REAL_LOCOMO
     counts = load_locomo(path, "turn").issue_counts()

@@ -8,8 +8,8 @@ from conftest import MINI_RELEASE, run
 from helpers import assert_one_line_error
 
 from memrecall.corpus.labels import read_ratings
-from memrecall.data.beir_qrels import read_utf8_text
 from memrecall.data.jsonfile import iter_jsonl, read_csv_rows, read_json, read_regular_text
+from memrecall.data.loaders.beir_qrels import read_utf8_text
 from memrecall.data.rankings import read_rankings_file
 from memrecall.errors import MemrecallError
 from memrecall.reports.query_scores import read_scores

@@ -79,7 +79,7 @@ def test_a_failing_write_of_a_figure_leaves_no_staged_file_and_no_card_folder(tm
 
 
 def test_sigterm_during_card_rendering_leaves_no_report_folder(tmp_path, monkeypatch):
-    import memrecall.reports.card as card
+    import memrecall.reports.cards.card as card
     from memrecall.io import atomic_write_bytes
 
     def terminated(report, out):

@@ -89,7 +89,7 @@ def baseline(
 ) -> None:
     """Run reference retrievers on EpiRec; write a fingerprinted report (signed with --sign-key)."""
     from memrecall.benchmarks import get_benchmark
-    from memrecall.reports.tables import baseline_rows, print_table, results_table
+    from memrecall.reports.exports.tables import baseline_rows, print_table, results_table
     from memrecall.running.baseline import BaselineOptions, run_baseline
     from memrecall.scoring.policy import ScoringConfig
     from memrecall.systems.registry import parse_system_names

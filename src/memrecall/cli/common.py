@@ -178,7 +178,7 @@ def load_sign_key(ctx: click.Context, param: click.Parameter, value: Path | None
     if value is None:
         return None
     from memrecall.errors import ConfigError
-    from memrecall.reports.signing import load_private_key
+    from memrecall.reports.proof.signing import load_private_key
 
     try:
         return load_private_key(value)
@@ -229,7 +229,7 @@ def write_report(output: Path, report: dict, sign_key) -> dict:
     from memrecall.io import write_json
 
     if sign_key is not None:
-        from memrecall.reports.signing import load_private_key, sign_report
+        from memrecall.reports.proof.signing import load_private_key, sign_report
 
         key = load_private_key(sign_key) if isinstance(sign_key, (str, Path)) else sign_key
         report = sign_report(report, key)
@@ -239,7 +239,7 @@ def write_report(output: Path, report: dict, sign_key) -> dict:
 
 def report_line(output: Path, report: dict) -> str:
     """`report: PATH (content_sha256 0123456789ab, signed by KEY_ID)`."""
-    from memrecall.reports.fingerprint import report_fingerprint
+    from memrecall.reports.proof.fingerprint import report_fingerprint
 
     signers = ", ".join(s["key_id"] for s in report.get("signatures", []))
     how = f"signed by {signers}" if signers else "not signed"
@@ -264,7 +264,7 @@ def render_card(
     """Write figures and the Markdown report card when a folder is given."""
     if folder is None:
         return
-    from memrecall.reports.card import write_report_card
+    from memrecall.reports.cards.card import write_report_card
 
     written = write_report_card(report, folder, hardest, rows=rows)
     click.echo(f"report card: {folder}/README.md ({len(written) - 1} figures)")
@@ -357,7 +357,7 @@ def check_trec_ids(task: Task, rankings_format: str) -> None:
     """Refuse, before any system runs, a TREC export of ids a TREC file cannot carry."""
     if rankings_format == "trec":
         from memrecall.errors import ConfigError
-        from memrecall.reports.interchange import trec_id_problem
+        from memrecall.reports.exports.interchange import trec_id_problem
 
         problem = trec_id_problem(task)
         if problem:
@@ -368,7 +368,7 @@ def write_rankings(path: Path, task: Task, rankings: Mapping[str, Ranking], keys
     """Write one system's rankings as JSONL rows (the benchmark's keys) or as a TREC run tagged `tag`."""
     if rankings_format == "trec":
         from memrecall.io import atomic_write_text
-        from memrecall.reports.interchange import trec_run_text
+        from memrecall.reports.exports.interchange import trec_run_text
 
         atomic_write_text(path, trec_run_text(task, rankings, tag))
         return

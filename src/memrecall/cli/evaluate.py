@@ -36,7 +36,13 @@ def _score_and_print(
     """
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
-    from memrecall.reports.tables import comparison_table, print_table, results_table, systems_rows, table_metrics
+    from memrecall.reports.exports.tables import (
+        comparison_table,
+        print_table,
+        results_table,
+        systems_rows,
+        table_metrics,
+    )
     from memrecall.scoring.paired import comparison_rows
 
     benchmark = get_benchmark(benchmark_name)
@@ -74,8 +80,8 @@ def write_tables(report: dict, tables: dict) -> None:
     if not tables:
         return
     from memrecall.io import atomic_write_text
-    from memrecall.reports.frames import COLUMNS, PAIRED, table_rows
-    from memrecall.reports.table_text import csv_table, latex_table
+    from memrecall.reports.exports.frames import COLUMNS, PAIRED, table_rows
+    from memrecall.reports.exports.table_text import csv_table, latex_table
 
     rows = table_rows(report)
     header = [*COLUMNS, *PAIRED]
@@ -330,10 +336,10 @@ def report_command(
     from memrecall.data.formats import wrong_format_hint
     from memrecall.data.jsonfile import read_json
     from memrecall.errors import ConfigError, MemrecallError, UsageError
-    from memrecall.reports.card import write_report_card
+    from memrecall.reports.cards.card import write_report_card
     from memrecall.reports.content import shape_problem
-    from memrecall.reports.signing import load_public_key
-    from memrecall.reports.verification import report_state, verify_report
+    from memrecall.reports.proof.signing import load_public_key
+    from memrecall.reports.proof.verification import report_state, verify_report
 
     if per_query is not None and not rankings:
         raise UsageError(

@@ -148,7 +148,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
         write_rankings,
         write_report,
     )
-    from memrecall.reports.tables import harness_rows, print_table, results_table
+    from memrecall.reports.exports.tables import harness_rows, print_table, results_table
     from memrecall.running.harness import coverage_failures, run_harness
 
     floor = _coverage_floor(params["min_coverage_at"])

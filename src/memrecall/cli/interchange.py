@@ -33,7 +33,7 @@ def qrels(benchmark_name: str, data: Path | None, granularity: str | None, out: 
     """Write a benchmark's judgements as TREC qrels: `query_id 0 doc_id grade`, one line per target."""
     from memrecall.benchmarks import get_benchmark
     from memrecall.io import atomic_write_text
-    from memrecall.reports.interchange import qrels_text
+    from memrecall.reports.exports.interchange import qrels_text
     from memrecall.running.sweep import sweep_benchmarks
 
     (entry,) = sweep_benchmarks([benchmark_name], {benchmark_name: data} if data is not None else {})

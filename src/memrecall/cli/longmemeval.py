@@ -63,7 +63,7 @@ def longmemeval(protocol: str, max_instances: int | None, granularity: str, expo
 
     def write_logs(run) -> None:
         from memrecall.io import atomic_text_writer
-        from memrecall.reports.official_log import export_official_log as export
+        from memrecall.reports.exports.official_log import export_official_log as export
 
         for mode, path in logs.items():
             with atomic_text_writer(path) as out:

@@ -127,7 +127,7 @@ def run(
     from memrecall.benchmarks import get_benchmark
     from memrecall.encoding.encoders import SharedEncoder
     from memrecall.outputs import name_part
-    from memrecall.reports.tables import print_table, results_table, systems_rows, table_metrics
+    from memrecall.reports.exports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.systems.registry import default_name, is_trusted_spec, reserved_name_problem
 
     benchmark = get_benchmark(benchmark_name)
@@ -204,7 +204,7 @@ def run(
         click.echo(f"rankings: {export_rankings}")
     if export_official_log:
         from memrecall.io import atomic_text_writer
-        from memrecall.reports.official_log import export_official_log as export
+        from memrecall.reports.exports.official_log import export_official_log as export
 
         with atomic_text_writer(export_official_log) as out:
             count = export(path, loaded.task, rankings, out, turn=False)

@@ -61,7 +61,7 @@ def sweep(
     from memrecall.cli.common import data_input, new_plan
     from memrecall.errors import comma_list
     from memrecall.io import atomic_write_text
-    from memrecall.reports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
+    from memrecall.reports.exports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
     from memrecall.running.sweep import output_paths, parse_data_options, sweep_benchmarks
     from memrecall.running.sweep import sweep as run_sweep
 

@@ -18,7 +18,7 @@ def keys() -> None:
 @click.option("--name", default="memrecall", show_default=True, help="File name stem: NAME.key and NAME.pub.")
 def keys_new(out: Path, name: str) -> None:
     """Write a new key pair: NAME.key (private, mode 0600) and NAME.pub (public, to publish)."""
-    from memrecall.reports.signing import write_key_pair
+    from memrecall.reports.proof.signing import write_key_pair
 
     private, public, key_id = write_key_pair(out, name)
     click.echo(f"private key: {private} (mode 0600; keep it secret)")
@@ -47,7 +47,7 @@ def keys_sign(report_path: Path, key_file: Path, output: Path | None) -> None:
     from memrecall.data.jsonfile import read_json
     from memrecall.errors import ConfigError
     from memrecall.reports.content import shape_problem
-    from memrecall.reports.signing import load_private_key
+    from memrecall.reports.proof.signing import load_private_key
 
     key = load_private_key(key_file)
 
@@ -97,8 +97,8 @@ def keys_sign(report_path: Path, key_file: Path, output: Path | None) -> None:
 def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, ...], data: Path | None) -> None:
     """Check a report: fingerprint, signatures, a trusted key (--key), a replay (--rankings); one line each."""
     from memrecall.data.jsonfile import read_json
-    from memrecall.reports.signing import load_public_key
-    from memrecall.reports.verification import report_state, verify_report
+    from memrecall.reports.proof.signing import load_public_key
+    from memrecall.reports.proof.verification import report_state, verify_report
 
     if data is not None and not rankings:
         raise click.BadParameter("--data is for the replay; give --rankings too", param_hint="--data")
@@ -112,8 +112,8 @@ def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, .
     for check in checks:
         click.echo(f"{'ok' if check.ok else 'FAIL'} {check.name}: {check.detail}")
     if checks and checks[0].ok:
-        from memrecall.reports.identity import describe_identity
         from memrecall.reports.per_query_binding import report_systems
+        from memrecall.reports.proof.identity import describe_identity
 
         for name in report_systems(report["content"]):
             click.echo(f"code {name}: {describe_identity(report['content'], name)}")

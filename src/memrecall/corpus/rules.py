@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from importlib import resources
 
-from memrecall.data.epirec_fields import (  # noqa: F401 - the spec's vocabulary, defined where the loader reads it
+from memrecall.data.loaders.epirec_fields import (  # noqa: F401 - the spec's vocabulary, defined where the loader reads it
     INTENSITY_BANDS,
     LONG_MIN_DAYS,
     PROBE_TYPES,

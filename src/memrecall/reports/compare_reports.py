@@ -9,7 +9,7 @@ from memrecall.data.jsonfile import read_json
 from memrecall.errors import ConfigError
 from memrecall.reports.comparability import manifest, mismatches
 from memrecall.reports.content import LAYOUTS, environment, make_report, shape_problem
-from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.proof.fingerprint import report_fingerprint
 
 
 def entries(report: dict) -> list[tuple[str, dict]]:
@@ -23,7 +23,7 @@ def entries(report: dict) -> list[tuple[str, dict]]:
 
 def compare_reports(paths: Sequence[Path]) -> dict:
     """A comparison of verified reports: the manifest fields that differ and each system's headline values."""
-    from memrecall.reports.verification import report_state, verify_report
+    from memrecall.reports.proof.verification import report_state, verify_report
 
     reports = []
     for path in paths:

@@ -10,7 +10,7 @@ from typing import Any
 
 from memrecall.data.jsonfile import describe
 from memrecall.data.model import Task
-from memrecall.reports.fingerprint import FINGERPRINT_KEY, content_sha256, fingerprint_matches
+from memrecall.reports.proof.fingerprint import FINGERPRINT_KEY, content_sha256, fingerprint_matches
 from memrecall.reports.version import __version__
 
 signature = content_sha256  # the old name of the fingerprint function (it never was a signature); kept one release

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from memrecall.errors import ConfigError, short
 from memrecall.reports.content import LAYOUTS
-from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.proof.fingerprint import report_fingerprint
 
 REPORT_KEY = "report_content_sha256"
 BENCHMARK_KEY = "benchmark"
@@ -71,7 +71,7 @@ def check_binding(report: dict, rows: Sequence, source: str) -> None:
 
 def check_values(report: dict, rows: Sequence[dict], rankings: Sequence, data, source: str) -> None:
     """ConfigError naming the first row whose values are not what the report's rankings give on its data."""
-    from memrecall.reports.replay import replayed_runs
+    from memrecall.reports.proof.replay import replayed_runs
     from memrecall.scoring.per_query import per_query_rows
 
     bench, loaded, runs = replayed_runs(report, rankings, data)

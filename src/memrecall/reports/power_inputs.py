@@ -14,9 +14,9 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import rankings_sha256
 from memrecall.errors import ConfigError, UsageError, short
 from memrecall.reports.content import shape_problem
-from memrecall.reports.fingerprint import report_fingerprint
+from memrecall.reports.proof.fingerprint import report_fingerprint
+from memrecall.reports.proof.replay import load_for, match_rankings
 from memrecall.reports.rankings_files import checked_runs
-from memrecall.reports.replay import load_for, match_rankings
 from memrecall.scoring.metrics import parse_metric
 from memrecall.scoring.policy import grouping_name, in_headline, per_query_values
 

@@ -19,7 +19,7 @@ from memrecall.data.rankings import (
 )
 from memrecall.data.rankings_hints import rankings_hint
 from memrecall.errors import RankingsError
-from memrecall.reports.official_log import read_official_log
+from memrecall.reports.exports.official_log import read_official_log
 
 
 def checked_runs(

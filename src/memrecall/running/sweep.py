@@ -98,7 +98,7 @@ def as_trec(bench, loaded, rankings_text: str, tag: str) -> str:
     """A pair's JSONL rankings as a TREC run (strictly checked against the task first)."""
     from memrecall.data.rankings import check_rows, parse_rankings_text
     from memrecall.errors import RankingsError
-    from memrecall.reports.interchange import trec_run_text
+    from memrecall.reports.exports.interchange import trec_run_text
 
     parsed, problems = parse_rankings_text(rankings_text, "rankings")
     rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)
@@ -156,7 +156,7 @@ def sweep(
     """Every system on every entry; failures are recorded and skipped, never stop the rest."""
     from memrecall.errors import MemrecallError
     from memrecall.io import atomic_write_text, write_json
-    from memrecall.reports.fingerprint import report_fingerprint
+    from memrecall.reports.proof.fingerprint import report_fingerprint
     from memrecall.reports.query_scores import scores_rows, write_scores
 
     outcomes = []

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
-from memrecall.reports.fingerprint import report_fingerprint
-from memrecall.reports.identity import describe_identity
 from memrecall.reports.leaderboard.assets import CSS, JS
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.tables import Table, slug
+from memrecall.reports.proof.fingerprint import report_fingerprint
+from memrecall.reports.proof.identity import describe_identity
 
 
 def link(target: Path, site: Path, depth: int = 0) -> str:

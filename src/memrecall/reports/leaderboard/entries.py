@@ -12,9 +12,9 @@ from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_b
 from memrecall.data.jsonfile import read_regular_text
 from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.content import shape_problem
-from memrecall.reports.identity import isolation
+from memrecall.reports.proof.identity import isolation
+from memrecall.reports.proof.verification import Check, report_state, verify_report
 from memrecall.reports.query_scores import read_scores, scores_rows
-from memrecall.reports.verification import Check, report_state, verify_report
 
 BUNDLED = (("epirec", Path("data") / "epirec_v2.json"), ("epirec", Path("data") / "epirec_v1.json"))
 

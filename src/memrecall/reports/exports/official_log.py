@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.data.jsonfile import DuplicateKey, describe, loads_strict
-from memrecall.data.longmemeval import iter_records, noans_id, restore_id
+from memrecall.data.loaders.longmemeval import iter_records, noans_id, restore_id
 from memrecall.data.model import Ranking, Task
 from memrecall.data.rankings import RankingRow
 from memrecall.errors import NearMiss, short

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from memrecall.data.beir_qrels import read_qrels, read_utf8_text
 from memrecall.data.jsonfile import DuplicateKey, describe, describe_file_type, file_sha256, loads_strict, split_lines
+from memrecall.data.loaders.beir_qrels import read_qrels, read_utf8_text
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError, near_miss, short
 

@@ -10,7 +10,7 @@ from typing import Any
 from memrecall.errors import MemrecallError, short
 from memrecall.io import canonical_json
 from memrecall.reports.content import shape_problem
-from memrecall.reports.fingerprint import content_sha256, report_fingerprint
+from memrecall.reports.proof.fingerprint import content_sha256, report_fingerprint
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def verify_report(
 
 def _checks(report: Any, keys: Sequence[Any], rankings: Sequence[str | Path], data: str | Path | None):
     """Each check as it is made; the caller stops at the first failure."""
-    from memrecall.reports.signing import load_public_key, raw_public_bytes, signature_problem
+    from memrecall.reports.proof.signing import load_public_key, raw_public_bytes, signature_problem
 
     problem = shape_problem(report)
     if problem:
@@ -81,7 +81,7 @@ def _checks(report: Any, keys: Sequence[Any], rankings: Sequence[str | Path], da
 
 def _replay_check(report: dict, rankings: Sequence[str | Path], data: str | Path | None) -> Check:
     """Score the rankings again and compare the content byte for byte."""
-    from memrecall.reports.replay import first_difference, replay_content
+    from memrecall.reports.proof.replay import first_difference, replay_content
 
     try:
         replayed = replay_content(report, rankings, data)

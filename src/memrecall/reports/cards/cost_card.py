@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memrecall.reports.card_sections import markdown_table
-from memrecall.reports.sweep_summary import _markdown_cell
+from memrecall.reports.cards.card_sections import markdown_table
+from memrecall.reports.exports.sweep_summary import _markdown_cell
 
 
 def cost_card(report: dict) -> list[str]:

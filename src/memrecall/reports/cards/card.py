@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from memrecall.io import atomic_write_text
-from memrecall.reports.card_power import HEADING, detectable_cells
-from memrecall.reports.card_sections import (
+from memrecall.reports.cards.card_power import HEADING, detectable_cells
+from memrecall.reports.cards.card_sections import (
     comparisons_card,
     figure_lines,
     hardest_card,
@@ -15,14 +15,14 @@ from memrecall.reports.card_sections import (
     systems_card,
     value_cell,
 )
-from memrecall.reports.cost_card import cost_card
+from memrecall.reports.cards.cost_card import cost_card
+from memrecall.reports.cards.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
 from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
-from memrecall.reports.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
-from memrecall.reports.fingerprint import report_fingerprint
-from memrecall.reports.identity import describe_identity
-from memrecall.reports.tables import harness_rows
+from memrecall.reports.exports.tables import harness_rows
+from memrecall.reports.proof.fingerprint import report_fingerprint
+from memrecall.reports.proof.identity import describe_identity
 
 
 def provenance(report: dict, state: str) -> list[str]:
@@ -188,10 +188,10 @@ def write_report_card(
     """Figures and README.md for the report into `out` (with a hardest-queries table when given; the detectable
     differences against the first system need its per-query `rows`).
 
-    `state` is the report's verification state (memrecall.reports.verification.report_state); without one it
+    `state` is the report's verification state (memrecall.reports.proof.verification.report_state); without one it
     is worked out from the report alone (fingerprint and signatures), or UNVERIFIED when `unverified`.
     """
-    from memrecall.reports.verification import report_state, state_meaning, verify_report
+    from memrecall.reports.proof.verification import report_state, state_meaning, verify_report
 
     if state is None:
         checks = verify_report(report)

@@ -9,7 +9,7 @@ from typing import Any
 
 from memrecall.data.jsonfile import read_regular_bytes
 from memrecall.errors import ConfigError, DatasetError
-from memrecall.reports.fingerprint import content_sha256, report_fingerprint
+from memrecall.reports.proof.fingerprint import content_sha256, report_fingerprint
 
 SIGNED_PREFIX = b"memrecall report content_sha256 "  # what is signed: this prefix, then the hex fingerprint
 PRIVATE_SUFFIX = ".key"

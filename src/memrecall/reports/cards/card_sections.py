@@ -72,7 +72,7 @@ def sufficiency_table(mode: str, block: dict) -> list[str]:
 def systems_card(report: dict, per_query: list[dict] | None = None) -> list[str]:
     """For run/evaluate/compare reports outside EpiRec: metrics overall and per primary-stratum group, and the
     primary metric's detectable difference against the first system."""
-    from memrecall.reports.card_power import HEADING, detectable_cells
+    from memrecall.reports.cards.card_power import HEADING, detectable_cells
 
     content = report["content"]
     stratum = content.get("primary_stratum")

@@ -35,7 +35,7 @@ def _pyplot():
 
 def epirec_systems(report: dict) -> list[tuple[str, dict]]:
     """(name, results) for every system of a baseline or systems (run/evaluate/compare) report, in order."""
-    from memrecall.reports.tables import shown_name
+    from memrecall.reports.exports.tables import shown_name
 
     content = report["content"]
     entries, order = (

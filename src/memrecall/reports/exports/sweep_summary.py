@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memrecall.reports.escape import latex_text
-from memrecall.reports.table_text import csv_table, latex_table, markdown_table
+from memrecall.reports.exports.table_text import csv_table, latex_table, markdown_table
 
 HEADER = ["benchmark", "system", "status", "group", "metric", "value", "ci_low", "ci_high"]
 COST = ["index_s", "latency_p50_ms", "latency_p95_ms", "peak_rss_mib"]

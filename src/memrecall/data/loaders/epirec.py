@@ -6,8 +6,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memrecall.data.epirec_fields import INTENSITY_BANDS, PROBE_TYPES, VALENCES, age_bucket, age_days, parse_timestamp
 from memrecall.data.jsonfile import describe, field, file_sha256, read_json
+from memrecall.data.loaders.epirec_fields import (
+    INTENSITY_BANDS,
+    PROBE_TYPES,
+    VALENCES,
+    age_bucket,
+    age_days,
+    parse_timestamp,
+)
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError
 

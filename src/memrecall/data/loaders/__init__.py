@@ -1,0 +1,1 @@
+"""Dataset loaders, one per format: file -> Task, nothing else."""

@@ -1,0 +1,1 @@
+"""Report cards: the Markdown card, its sections, figures, the cost and detectable-difference tables."""
