@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memrecall.cli import main
-from memrecall.cli.evaluate import report_arguments
+from memrecall.cli.report import report_arguments
 
 BASELINES = str(Path(__file__).resolve().parents[1] / "docs" / "baselines.json")
 main(report_arguments(sys.argv[1:], BASELINES, "results/overview"), prog_name="plot_overview.py")

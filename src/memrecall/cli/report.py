@@ -1,0 +1,131 @@
+"""`memrecall report`: a report's card, with figures, checked as far as the inputs given allow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memrecall.cli.common import data_input, new_plan
+
+
+@click.command("report")
+@click.argument("report_path", metavar="REPORT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the figures and README.md [default: REPORT stem + _card].",
+)
+@click.option(
+    "--per-query",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The run's per-query JSONL, for the card's hardest-queries table: refused unless it is this report's and "
+    "every value is what --rankings give (so --rankings is required with it).",
+)
+@click.option(
+    "--key",
+    "trusted",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A public key you trust (repeat); the card says signed by it only when one of them signed.",
+)
+@click.option(
+    "--rankings",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="The report's rankings (repeat, as for verify): replayed, and the card says replayed when they match.",
+)
+@click.option(
+    "--data",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="Data for the replay (a folder for beir).",
+)
+@click.option(
+    "--allow-unverified",
+    "--allow-unsigned",
+    "allow_unverified",
+    is_flag=True,
+    help="Render a report that fails verification (fingerprint, signature, key or replay); the card says UNVERIFIED.",
+)
+def report_command(
+    report_path: Path,
+    out: Path | None,
+    per_query: Path | None,
+    trusted: tuple[Path, ...],
+    rankings: tuple[Path, ...],
+    data: Path | None,
+    allow_unverified: bool,
+) -> None:
+    """Render a report into PNG figures and a Markdown card that says how far it is verified."""
+    from memrecall.data.formats import wrong_format_hint
+    from memrecall.data.jsonfile import read_json
+    from memrecall.errors import ConfigError, MemrecallError, UsageError
+    from memrecall.reports.cards.card import write_report_card
+    from memrecall.reports.content import shape_problem
+    from memrecall.reports.proof.signing import load_public_key
+    from memrecall.reports.proof.verification import report_state, verify_report
+
+    if per_query is not None and not rankings:
+        raise UsageError(
+            "--per-query: its values are checked against the report's rankings before the card shows them; "
+            "give --rankings (one per system) too"
+        )
+    from memrecall.data.formats import KINDS, check_inputs, rankings_kinds
+
+    keys = [load_public_key(path) for path in trusted]
+    plan = new_plan()
+    report_path = plan.input("REPORT", report_path)
+    per_query = plan.input("--per-query", per_query)
+    rankings = [plan.input("--rankings", path) for path in rankings]
+    data = data_input(plan, data)
+    out = plan.card("--out", out or report_path.with_name(report_path.stem + "_card"))
+    plan.check()  # the outputs first, then what each input holds
+    check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
+    check_inputs("--per-query", [per_query] if per_query else [], ("per-query",), KINDS["per-query"])
+    try:
+        report = read_json(report_path)
+    except MemrecallError:
+        hint = wrong_format_hint(report_path, "report")
+        if hint is None:
+            raise
+        raise ConfigError(f"{report_path}: {hint}") from None
+    problem = shape_problem(report)
+    if problem:
+        hint = wrong_format_hint(report_path, "report")
+        raise ConfigError(f"{report_path}: {hint or problem}")
+    checks = verify_report(report, keys, rankings, data)
+    state = report_state(report, checks)
+    reason = f"{checks[-1].name}: {checks[-1].detail}"
+    if state == "UNVERIFIED" and not allow_unverified:
+        raise ConfigError(f"{report_path}: UNVERIFIED: {reason}; --allow-unverified renders it marked UNVERIFIED")
+    if state == "UNVERIFIED":
+        click.echo(f"warning: {report_path}: UNVERIFIED ({reason}); card marked UNVERIFIED", err=True)
+    hardest = rows = None
+    if per_query is not None:
+        from memrecall.cli.common import hardest_for
+        from memrecall.reports.per_query_binding import check_binding, check_values
+        from memrecall.scoring.per_query import read_per_query
+
+        rows = read_per_query(per_query)
+        check_binding(report, rows, str(per_query))
+        check_values(report, rows, rankings, data, str(per_query))
+        hardest = hardest_for(report, rows)
+    for path in write_report_card(report, out, hardest, state=state, reason=reason, rows=rows):
+        click.echo(f"wrote {path}")
+
+
+def report_arguments(argv: list[str], default_report: str, default_out: str) -> list[str]:
+    """`memrecall report` arguments with REPORT and --out filled in where `argv` leaves them out."""
+    given, index = None, 0
+    while index < len(argv):
+        if argv[index] in ("--out", "--per-query"):
+            index += 2
+            continue
+        if not argv[index].startswith("-") and given is None:
+            given = argv[index]
+        index += 1
+    extra = [] if any(a == "--out" or a.startswith("--out=") for a in argv) else ["--out", default_out]
+    return ["report", *([] if given else [default_report]), *argv, *extra]
