@@ -168,7 +168,8 @@ class Worker:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.kill()
-        tail = self.process.stdout.read(200) if self.process.stdout else b""  # type: ignore[union-attr]
+        ready, _, _ = select.select([self.stdout_fd], [], [], 0)  # never blocks: a child it left may hold the pipe
+        tail = os.read(self.stdout_fd, 200) if ready else b""
         self.close_pipes()
         if tail.strip():
             raise SystemFailure(f"system {self.system}: printed to stdout at exit; a plug-in must write to stderr")
