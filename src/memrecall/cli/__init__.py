@@ -95,14 +95,13 @@ def _register_commands() -> None:
         evaluate,
         interchange,
         leaderboard,
-        locomo,
-        longmemeval,
         power,
         report,
         run,
         sweep,
         trust,
     )
+    from memrecall.cli.harness import locomo, longmemeval
 
     for command in (
         baseline.baseline,

@@ -26,7 +26,7 @@ from memrecall.cli.common import (
     write_rankings,
     write_report,
 )
-from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT
+from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, check_pass_env
 
 IN_PROCESS = "--in-process"
 
@@ -145,6 +145,7 @@ def run(
     problem = reserved_name_problem(name, system_spec) if name else None
     if problem:
         raise click.BadParameter(problem, param_hint="--name")
+    check_pass_env(pass_env)  # before any work, not when the worker starts
     if trusted and (pass_env or worker_timeout != DEFAULT_TIMEOUT):
         what = "--pass-env" if pass_env else "--worker-timeout"
         raise click.BadParameter(f"{system_spec} is memrecall's own code and needs no worker", param_hint=what)

@@ -115,14 +115,17 @@ class RayExecutor:
         return run
 
     def rank_stores(self, system, work: list[tuple[str, Sequence, list]], progress: Callable[[int], None]) -> dict:
-        """Stores ranked in parallel Ray tasks, in chunks; results keyed by store, so order does not matter."""
+        """Stores ranked in parallel Ray tasks, in chunks; results keyed by store, so order does not matter.
+
+        Only memrecall's own systems come here, pickled to the workers; a plug-in is built in each Ray task's
+        own worker process instead (running/boundary/isolated.py).
+        """
         import ray
 
         size = max(1, math.ceil(len(work) / (self.workers * CHUNKS_PER_WORKER)))
         try:
-            _ship_by_value(system)
             shared = ray.put(system)
-        except Exception as exc:  # noqa: BLE001 - pickling user objects fails in many ways
+        except Exception as exc:  # noqa: BLE001 - pickling an outside stack's objects fails in many ways
             raise SystemFailure(
                 f"system {system.name} cannot be sent to Ray workers: {type(exc).__name__}: {str(exc)[:200]}; "
                 "run it with --executor local, or keep unpicklable state (open files, locks) out of the object"
@@ -148,21 +151,6 @@ class RayExecutor:
     def describe(self) -> dict:
         """What goes in a report's env (never in signed content)."""
         return {"executor": "ray", "workers": self.workers, "ray_address": self.address or "local"}
-
-
-def _ship_by_value(system) -> None:
-    """A plug-in's own module (not installed, e.g. imported from the working directory) travels with it to
-    workers that cannot import it."""
-    import sys
-    import sysconfig
-
-    from ray import cloudpickle
-
-    module = sys.modules.get(type(getattr(system, "system", system)).__module__)
-    path = getattr(module, "__file__", None) or ""
-    installed = path.startswith(sysconfig.get_paths()["purelib"]) or path.startswith(sysconfig.get_paths()["platlib"])
-    if module is not None and path and not installed and not module.__name__.startswith("memrecall"):
-        cloudpickle.register_pickle_by_value(module)
 
 
 def _drain(pending) -> None:

@@ -24,6 +24,7 @@ from memrecall.running.boundary.sealing import Sealed, seal
 from memrecall.running.boundary.wire import task_to_plain, unpack_positions
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, InProcess, Worker
 from memrecall.running.cost import PER_CALL, TimedAnswers, run_cost
+from memrecall.running.limits import TooLong
 from memrecall.running.pipeline import SystemRun, checked_run
 
 ISOLATIONS = ("process", "none")
@@ -161,7 +162,8 @@ def _unseal(sealed: Sealed, replies: dict, order: dict[str, int]) -> tuple[list[
         timed.query_seconds = tuple(_seconds(s) for s in reply.get("query_seconds") or ())
         timed.basis = str(reply.get("basis") or PER_CALL)
         outputs[real_store] = timed
-        size, reals = len(sealed.view.stores[token]), [sealed.real_doc(token, d.id) for d in sealed.view.stores[token]]
+        reals = list(sealed.doc_ids[token].values())  # the real ids in store order, as the tokens were drawn
+        size = len(reals)
         for query, answer in zip(queries, answers, strict=True):
             real_query = sealed.query_ids[query.id]
             at = order[real_query]
@@ -183,10 +185,7 @@ def _answer_problem(answer: Any, query_id: str, store_id: str, size: int, sealed
     if not isinstance(answer, dict):
         return f"query {query_id}: the worker sent a malformed answer"
     if "too_long" in answer:
-        return (
-            f"query {query_id}: rank() returned {answer['too_long']} ids but store {store_id!r} holds only "
-            f"{size} documents; a ranking lists each document at most once"
-        )
+        return TooLong(answer["too_long"], size).problem(query_id, store_id)
     if "problem" in answer:
         return sealed.real_ids(str(answer["problem"]))[:300]
     if not isinstance(answer.get("positions"), str):

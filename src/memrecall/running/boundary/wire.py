@@ -49,14 +49,9 @@ def pack_positions(positions: list[int]) -> str:
     """Store positions as base64 of little-endian uint32s: a full ranking crosses the pipe in one string."""
     import base64
 
-    return base64.b64encode(array_bytes(positions)).decode("ascii")
-
-
-def array_bytes(positions: list[int]) -> bytes:
-    """The positions as little-endian uint32 bytes."""
     import numpy as np
 
-    return np.asarray(positions, dtype="<u4").tobytes()
+    return base64.b64encode(np.asarray(positions, dtype="<u4").tobytes()).decode("ascii")
 
 
 def unpack_positions(text: str) -> list[int]:

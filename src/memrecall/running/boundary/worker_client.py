@@ -9,7 +9,6 @@ what it was doing; the worker is killed and nothing is written.
 from __future__ import annotations
 
 import os
-import re
 import select
 import signal
 import subprocess
@@ -33,16 +32,20 @@ ENV_NAMES = frozenset(
     }
 )  # fmt: skip
 ENV_PREFIXES = ("LC_",)
-NEVER_PASSED = re.compile(r"^MEMRECALL_SIGN_KEY$")
+NEVER_PASSED = "MEMRECALL_SIGN_KEY"
 KINDS = {"ConfigError": ConfigError, "SystemInterrupted": SystemInterrupted}
+
+
+def check_pass_env(names: Sequence[str]) -> None:
+    """Refuse a --pass-env name that may never reach a plug-in (the signing key's variable)."""
+    if NEVER_PASSED in names:
+        raise ConfigError(f"--pass-env {NEVER_PASSED}: the signing key never reaches a plug-in")
 
 
 def worker_env(extra: Sequence[str] = (), source: dict[str, str] | None = None) -> dict[str, str]:
     """The worker's environment: the allow-list, plus the names a user passed with --pass-env."""
+    check_pass_env(extra)
     source = dict(os.environ if source is None else source)
-    for name in extra:
-        if NEVER_PASSED.match(name):
-            raise ConfigError(f"--pass-env {name}: the signing key never reaches a plug-in")
     wanted = set(ENV_NAMES) | set(extra)
     return {k: v for k, v in source.items() if k in wanted or k.startswith(ENV_PREFIXES)}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.harness import (
+from memrecall.cli.harness.options import (
     HarnessCommand,
     _int_list,
     check_harness_outputs,

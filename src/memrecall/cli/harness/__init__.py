@@ -1,0 +1,1 @@
+"""The dataset harness commands (longmemeval, locomo) and the options they share."""
