@@ -352,3 +352,17 @@ def test_in_process_refuses_a_key_ray_and_memrecalls_own_systems(cheats, tmp_pat
     output = tmp_path / "d.json"
     result = run("run", "epirec", "--system", "recency", "--in-process", "--data", MINI_RELEASE, "--output", output)
     assert result.exit_code == 2 and "memrecall's own code" in result.output and not output.exists()
+
+
+def test_a_plug_in_wrapped_in_memrecalls_adapter_is_still_a_plug_in(cheats):
+    """The Python API trusts an object by its own class, never by the wrapper around it."""
+    import cheats as module
+
+    from memrecall import run_system
+    from memrecall.systems.contract import adapt
+
+    result = run_system(adapt(module.IdLeak(), "wrapped"), "epirec", data=MINI_RELEASE, resamples=100)
+    entry = result.report["content"]["systems"]["wrapped"]
+    assert entry["identity"]["isolation"] == "none" and entry["identity"]["class"] == "cheats.IdLeak"
+    assert entry["identity"]["source_file"] == "cheats.py"
+    assert entry["results"]["by_probe_type"]["factual"]["recall@1"]["value"] < 1.0  # its ids were sealed

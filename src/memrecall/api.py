@@ -19,7 +19,7 @@ from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
 from memrecall.scoring.per_query import per_query_rows
 from memrecall.scoring.policy import cut_offs
-from memrecall.systems.contract import SystemAdapter, adapt
+from memrecall.systems.contract import adapt, unwrapped
 
 
 @dataclass
@@ -191,7 +191,7 @@ def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, p
         if problem:
             raise ConfigError(problem)
         return None, adapter
-    if type(system).__module__.startswith("memrecall.systems.") or isinstance(system, SystemAdapter):
+    if type(unwrapped(system)).__module__.startswith("memrecall.systems."):
         return None, adapt(system, name)
     return Plugin(None, name, "none", system, timeout, tuple(pass_env)), None
 

@@ -64,6 +64,11 @@ class SystemAdapter:
         return out
 
 
+def unwrapped(system: Any) -> Any:
+    """The system itself, out of a SystemAdapter around it (a wrapper says nothing of whose code it is)."""
+    return system.system if isinstance(system, SystemAdapter) else system
+
+
 def adapt(system: Any, name: str | None = None, default_name: str | None = None) -> SystemAdapter:
     """Wrap a system; its name is `name`, else its `name` attribute, else `default_name`, else its class."""
     if isinstance(system, SystemAdapter):

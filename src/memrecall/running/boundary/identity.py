@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memrecall.systems.contract import unwrapped
 from memrecall.systems.registry import entry_point, module_file
 
 
@@ -22,7 +23,7 @@ def _file_facts(path: Path | None) -> dict:
 def source_facts(spec: str | None, built: Any = None) -> dict:
     """Where a plug-in's code comes from: its entry point's distribution and version, and its module file."""
     if built is not None:
-        module = sys.modules.get(type(built).__module__)
+        module = sys.modules.get(type(unwrapped(built)).__module__)
         file = getattr(module, "__file__", None)
         return _file_facts(Path(file) if file else None)
     entry = entry_point(str(spec))

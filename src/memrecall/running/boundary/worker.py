@@ -19,7 +19,7 @@ from memrecall.data.model import PublicTask, Query, Ranking
 from memrecall.errors import MemrecallError, SystemFailure
 from memrecall.running.boundary.wire import pack_positions, read_frame, task_from_plain, write_frame
 from memrecall.running.cost import TimedSystem, peak_rss_mib
-from memrecall.systems.contract import SystemAdapter, adapt
+from memrecall.systems.contract import SystemAdapter, adapt, unwrapped
 
 
 def plain_answer(query_id: str, output: Any, store_id: str, position: Mapping[str, int]) -> dict:
@@ -72,7 +72,7 @@ class PluginSession:
     @classmethod
     def of(cls, system: Any, name: str | None, default_name: str | None = None) -> PluginSession:
         """A session over an already built system (the Python API's in-process objects)."""
-        kind = type(system)
+        kind = type(unwrapped(system))
         return cls(adapt(system, name, default_name), f"{kind.__module__}.{kind.__qualname__}")
 
     def declarations(self) -> dict:
