@@ -160,14 +160,14 @@ def test_qrels_for_every_benchmark_hold_one_line_per_target_of_each_judged_query
     tmp_path, name, data, queries, judgements
 ):
     out = tmp_path / "x.qrels"
-    result = run("qrels", name, *(["--data", data] if data else []), "--out", out)
+    result = run("qrels", name, *(["--data", data] if data else []), "--out", out, "--population", "all")
     assert result.exit_code == 0, result.output
     bench = get_benchmark(name.removesuffix("-v1"))
     task = bench.load(bench.resolve_data(data) if data else next_bundled(name)).task
     judged = [q for q in task.queries if q.targets]
     expected = sorted(f"{q.id} 0 {t} 1" for q in judged for t in q.targets)
     assert sorted(out.read_text().splitlines()) == expected
-    assert f"({len(judged)} queries, {len(expected)} judgements)" in result.output
+    assert f"(the all population: {len(judged)} queries, {len(expected)} judgements" in result.output
     if queries is not None:
         assert (len(judged), len(expected)) == (queries, judgements)
 
@@ -176,16 +176,6 @@ def next_bundled(name: str):
     from memrecall.running.sweep import sweep_benchmarks
 
     return sweep_benchmarks([name], {})[0].data
-
-
-def test_headline_only_qrels_leave_out_the_queries_reported_apart(tmp_path):
-    task = get_benchmark("locomo").load(LOCOMO).task
-    apart = [q for q in task.queries if q.targets and q.strata.get("in_headline") == "no"]
-    assert apart, "the LoCoMo sample needs a category-5 question for this test"
-    everything, n_all, _ = qrels_text(task)
-    headline, n_headline, _ = qrels_text(task, headline_only=True)
-    assert n_all - n_headline == len(apart)
-    assert all(f"{q.id} 0 " not in headline and f"{q.id} 0 " in everything for q in apart)
 
 
 def test_graded_targets_are_written_with_their_grades():

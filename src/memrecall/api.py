@@ -148,7 +148,8 @@ def run_system(
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
     plugin, adapter = _resolve(system, name, bench, encoder, show_progress, in_process, worker_timeout, pass_env)
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
-    depth = max([*bench.ks, *cut_offs(scoring.requested)])  # the deepest cut-off scored
+    # systems rank down to the deepest cut-off scored (the scoring depth, or a deeper --metrics k)
+    depth = None if scoring.depth is None else max([scoring.depth, *cut_offs(scoring.requested)])
     identities = {}
     if plugin is not None:
         source = source_facts(plugin.spec, plugin.built)  # read before the plug-in is imported

@@ -12,7 +12,7 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.data.releases import bundled_release
 from memrecall.errors import ConfigError, UsageError
-from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
+from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig, scoring_depth
 
 DEFAULT_KS = (1, 3, 5, 10)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -74,8 +74,15 @@ class Benchmark:
         """The benchmark's single scoring policy: headline metrics first, then the rest, then `metrics` asked for."""
         headline, others = self.metric_policy(tuple(ks or self.ks))
         names = tuple(dict.fromkeys([*headline, *others]))
+        depth = scoring_depth(names, self.require_full_rankings)
         return ScoringConfig(
-            names, self.groupings, self.apart, seed, resamples, count_without_targets_by=self.count_without_targets_by
+            names,
+            self.groupings,
+            self.apart,
+            seed,
+            resamples,
+            count_without_targets_by=self.count_without_targets_by,
+            depth=depth,
         ).with_requested(metrics)
 
     def resolve_data(self, data: Path | None) -> Path:

@@ -90,6 +90,7 @@ def baseline(
     """Run reference retrievers on EpiRec; write a fingerprinted report (signed with --sign-key)."""
     from memrecall.benchmarks import get_benchmark
     from memrecall.reports.exports.tables import baseline_rows, print_table, results_table
+    from memrecall.reports.notes import report_notes
     from memrecall.running.baseline import BaselineOptions, run_baseline
     from memrecall.scoring.policy import ScoringConfig
     from memrecall.systems.registry import parse_system_names
@@ -128,7 +129,8 @@ def baseline(
         content = run.report["content"]
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} probes"
         metrics = content["scoring"]["metrics"]
-        print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type")))
+        notes = report_notes(run.report["content"])
+        print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type"), notes))
     click.echo(report_line(output, run.report))
     if export_rankings:
         click.echo(f"rankings: {export_rankings}/<strategy>{rankings_suffix(rankings_format)}")

@@ -43,6 +43,7 @@ def _score_and_print(
         systems_rows,
         table_metrics,
     )
+    from memrecall.reports.notes import report_notes
     from memrecall.scoring.paired import comparison_rows
 
     benchmark = get_benchmark(benchmark_name)
@@ -64,7 +65,7 @@ def _score_and_print(
     metrics = table_metrics(content)
     title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
     if not quiet:
-        print_table(results_table(title, systems_rows(report), metrics))
+        print_table(results_table(title, systems_rows(report), metrics, notes=report_notes(report["content"])))
     first = content["system_order"][0]
     for comparison in content.get("comparisons", []) if not quiet else []:
         rows = comparison_rows(comparison["by_group"], metrics)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import new_plan
+from memrecall.cli.common import new_plan, population_option
 
 
 @click.command()
@@ -24,16 +24,16 @@ from memrecall.cli.common import new_plan
     help="longmemeval benchmarks: session or turn ids, as `memrecall longmemeval --granularity` ranks them.",
 )
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Qrels file to write.")
-@click.option(
-    "--headline-only",
-    is_flag=True,
-    help="Only the queries the headline scores (no abstention or LoCoMo category 5), to match `overall`.",
-)
-def qrels(benchmark_name: str, data: Path | None, granularity: str | None, out: Path, headline_only: bool) -> None:
-    """Write a benchmark's judgements as TREC qrels: `query_id 0 doc_id grade`, one line per target."""
+@population_option
+def qrels(benchmark_name: str, data: Path | None, granularity: str | None, out: Path, population: str | None) -> None:
+    """Write a benchmark's judgements as TREC qrels: `query_id 0 doc_id grade`, one line per target.
+
+    By default the qrels hold the headline population, the queries a report's `overall` scores, and say
+    what they left out; --population all or apart chooses another.
+    """
     from memrecall.benchmarks import get_benchmark
     from memrecall.io import atomic_write_text
-    from memrecall.reports.exports.interchange import qrels_text
+    from memrecall.reports.exports.interchange import left_out_text, qrels_text
     from memrecall.running.sweep import sweep_benchmarks
 
     (entry,) = sweep_benchmarks([benchmark_name], {benchmark_name: data} if data is not None else {})
@@ -47,6 +47,8 @@ def qrels(benchmark_name: str, data: Path | None, granularity: str | None, out: 
     out = plan.output("--out", out)
     plan.check()
     options = {"granularity": granularity} if granularity else {}
-    text, queries, judgements = qrels_text(benchmark.load(path, **options).task, headline_only)
+    population = population or "headline"
+    text, queries, judgements, left_out = qrels_text(benchmark.load(path, **options).task, population)
     atomic_write_text(out, text)
-    click.echo(f"qrels: {out} ({queries} queries, {judgements} judgements)")
+    left = f"; {left_out_text(left_out)}" if left_out else ""
+    click.echo(f"qrels: {out} (the {population} population: {queries} queries, {judgements} judgements{left})")

@@ -20,9 +20,11 @@ from memrecall.cli.common import (
     output_options,
     plugin_inputs,
     plugin_sign_option,
+    population_option,
     rankings_format_option,
     report_line,
     system_spec_option,
+    trec_population,
     write_rankings,
     write_report,
 )
@@ -55,6 +57,7 @@ IN_PROCESS = "--in-process"
     help="Rankings file to write (JSONL, or TREC with --rankings-format trec).",
 )
 @rankings_format_option
+@population_option
 @click.option(
     "--export-official-log",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -97,6 +100,7 @@ def run(
     output,
     export_rankings,
     rankings_format,
+    population,
     export_official_log,
     model,
     cache_dir,
@@ -128,6 +132,7 @@ def run(
     from memrecall.encoding.encoders import SharedEncoder
     from memrecall.outputs import name_part
     from memrecall.reports.exports.tables import print_table, results_table, systems_rows, table_metrics
+    from memrecall.reports.notes import report_notes
     from memrecall.systems.registry import default_name, is_trusted_spec, reserved_name_problem
 
     benchmark = get_benchmark(benchmark_name)
@@ -157,6 +162,7 @@ def run(
     path = data_input(plan, benchmark.resolve_data(data))
     plugin_inputs(plan, system_spec)
     export_rankings = plan.output("--export-rankings", export_rankings)
+    population = trec_population(population, rankings_format, export_rankings is not None)
     export_official_log = plan.output("--export-official-log", export_official_log)
     per_query = plan.output("--per-query", per_query)
     report_dir = plan.card("--report-dir", report_dir)
@@ -201,7 +207,7 @@ def run(
         )
     report = write_report(output, result.report, sign_key)
     if export_rankings:
-        write_rankings(export_rankings, loaded.task, rankings, benchmark.row_keys, rankings_format, chosen)
+        write_rankings(export_rankings, loaded.task, rankings, benchmark.row_keys, rankings_format, chosen, population)
         click.echo(f"rankings: {export_rankings}")
     if export_official_log:
         from memrecall.io import atomic_text_writer
@@ -214,6 +220,6 @@ def run(
         content = report["content"]
         metrics = table_metrics(content)
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
-        print_table(results_table(title, systems_rows(report), metrics))
+        print_table(results_table(title, systems_rows(report), metrics, notes=report_notes(report["content"])))
     click.echo(report_line(output, report))
     finish_outputs(report, result.per_query, per_query, report_dir)

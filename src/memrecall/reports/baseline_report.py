@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from memrecall.data.model import Ranking, Task
-from memrecall.reports.content import task_identity
+from memrecall.reports.content import data_identity, task_identity
 from memrecall.scoring.paired import compare_systems
 from memrecall.scoring.policy import ScoringConfig
 
@@ -45,6 +45,7 @@ def baseline_content(
     content = {
         "kind": "baseline",
         "task": task_identity(task),
+        "data": data_identity(task),
         "primary_metric": scoring.metrics[0],
         "scoring": scoring.describe(),
         "strategy_order": list(order),

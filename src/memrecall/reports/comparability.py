@@ -43,6 +43,7 @@ def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_polic
         "session_representation": REPRESENTATIONS.get((kind, protocol, granularity), "one document per item"),
         "granularity": granularity,
         "k": ks,
+        "depth": content["scoring"].get("depth"),
         "denominator": {
             "headline_queries": results.get("overall", {}).get("n"),
             "left_out_of_headline": results.get("left_out_of_headline", {}),

@@ -80,6 +80,13 @@ def task_identity(task: Task) -> dict:
     }
 
 
+def data_identity(task: Task) -> dict:
+    """The task's source file against the official releases memrecall knows (see memrecall.data.official)."""
+    from memrecall.data.official import official_record
+
+    return official_record(task.name.lower(), task.source_sha256)
+
+
 LAYOUTS = (("strategy_order", "strategies"), ("mode_order", "modes"), ("system_order", "systems"))
 
 

@@ -109,7 +109,7 @@ def power_inputs(
                 raise ConfigError(f"{file}: not the rankings {path} was made from (its rankings_sha256 differs)")
             if name in values:
                 raise ConfigError(f"{path}: system {short(name)} is in two of the reports")
-            values[name] = per_query_values(task, rankings, parsed)
+            values[name] = per_query_values(task, rankings, parsed, report["content"]["scoring"].get("depth"))
             systems.append(name)
     headline = [i for i, q in enumerate(q for q in task.queries if q.targets) if in_headline(q)]
     for name in systems:

@@ -28,7 +28,8 @@ def scores_rows(bench: Benchmark, loaded: Loaded, report: dict, rankings_text: s
     if problems or mismatches:
         raise RankingsError("rankings", problems + mismatches)
     metrics = list(report["content"]["headline_metrics"])
-    values = per_query_values(loaded.task, rankings, [parse_metric(m) for m in metrics])
+    depth = report["content"]["scoring"].get("depth")
+    values = per_query_values(loaded.task, rankings, [parse_metric(m) for m in metrics], depth)
     scored = [q for q in loaded.task.queries if q.targets]
     stratum = report["content"].get("primary_stratum") if bench.name in GROUPED else None
     rows = []

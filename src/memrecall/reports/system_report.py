@@ -8,7 +8,7 @@ from memrecall.benchmarks import Benchmark, Loaded
 from memrecall.data.model import Ranking
 from memrecall.data.rankings import rankings_sha256
 from memrecall.reports.comparability import manifest
-from memrecall.reports.content import environment, make_report, task_identity
+from memrecall.reports.content import data_identity, environment, make_report, task_identity
 from memrecall.scoring.paired import compare_to_first
 from memrecall.scoring.policy import ScoringConfig, score_task
 
@@ -43,6 +43,7 @@ def systems_report(
         "benchmark": benchmark.name,
         "dataset": loaded.dataset,
         "task": task_identity(task),
+        "data": data_identity(task),
         "primary_metric": scoring.metrics[0],
         "headline_metrics": benchmark.headline(),
         "primary_stratum": benchmark.primary_stratum,

@@ -15,7 +15,7 @@ from memrecall.encoding.embeddings import resolve_model
 from memrecall.encoding.encoders import SharedEncoder
 from memrecall.errors import ConfigError
 from memrecall.reports.comparability import manifest
-from memrecall.reports.content import environment, make_report, task_identity
+from memrecall.reports.content import data_identity, environment, make_report, task_identity
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
 from memrecall.scoring.diagnostics import coverage, recall_curve, token_efficiency
@@ -122,6 +122,7 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
         "kind": loaded.dataset.get("kind", task.name),
         "dataset": loaded.dataset,
         "task": task_identity(task),
+        "data": data_identity(task),
         "primary_metric": scoring.metrics[0],
         "headline_metrics": benchmark.headline(options.ks),
         "primary_stratum": stratum,

@@ -11,6 +11,7 @@ from memrecall.data.rankings import RankingRow, check_rows
 from memrecall.errors import RankingsError
 from memrecall.progress import progress_bar
 from memrecall.running.limits import TooLong
+from memrecall.scoring.policy import at_depth
 from memrecall.systems.contract import SystemAdapter, ranked_ids
 
 
@@ -76,7 +77,7 @@ def rank_task(
                 rows.append(row)
                 if isinstance(output, Ranking):
                     given[query.id] = output
-    run = checked_run(system.name, config, rows, given, problems, task, require_full)
+    run = checked_run(system.name, config, rows, given, problems, task, require_full, depth)
     run.seconds = time.perf_counter() - started
     run.cost = run_cost(outputs, prepared, run.seconds)
     run.uses_gold_labels = system.adapter.uses_gold_labels
@@ -91,16 +92,19 @@ def checked_run(
     problems: list[str],
     task: Task,
     require_full: bool,
+    depth: int | None,
 ) -> SystemRun:
-    """The run of rows checked against the task (a system's own Ranking kept where `given` has one).
+    """The run of rows checked against the task (a system's own Ranking kept where `given` has one), cut to `depth`.
 
     Every problem, the answers' own and the rows' mismatches, is one RankingsError naming the system.
+    A system that ranks deeper than the benchmark scores keeps only the ranks that are scored (see
+    memrecall.scoring.policy.scoring_depth), so every system's stored rankings end at the same rank.
     """
     rankings, mismatches = check_rows(rows, task, require_full)
     problems = problems + [p for p in mismatches if not p.startswith("missing query") or not problems]
     if problems:
         raise RankingsError(f"system {name}", problems)
-    checked = {q.id: given.get(q.id, rankings[q.id]) for q in task.queries}
+    checked = {q.id: at_depth(given.get(q.id, rankings[q.id]), depth) for q in task.queries}
     return SystemRun(name, config, checked, 0.0)
 
 

@@ -39,8 +39,8 @@ def compare_systems(
     headline (abstention, LoCoMo category 5) are in neither `overall` nor the groups.
     """
     metrics = [parse_metric(m) for m in config.metrics]
-    values_a = per_query_values(task, system_a, metrics)
-    values_b = per_query_values(task, system_b, metrics)
+    values_a = per_query_values(task, system_a, metrics, config.depth)
+    values_b = per_query_values(task, system_b, metrics, config.depth)
     scored = [q for q in task.queries if q.targets]
     headline = [i for i, q in enumerate(scored) if in_headline(q)]
     groups: dict[str, list[int]] = {"overall": headline}

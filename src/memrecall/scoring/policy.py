@@ -74,6 +74,7 @@ class ScoringConfig:
     confidence: float = 0.95
     count_without_targets_by: tuple[str, ...] = ()
     requested: tuple[str, ...] = ()
+    depth: int | None = None  # rankings are scored down to this rank (None: whole rankings)
 
     def __post_init__(self) -> None:
         check_bootstrap(self.seed, self.resamples)
@@ -103,6 +104,8 @@ class ScoringConfig:
         }
         if self.requested:
             described["requested_metrics"] = list(self.requested)
+        if self.depth is not None:
+            described["depth"] = self.depth
         if self.apart_groupings:
             described["apart_groupings"] = ["apart_" + grouping_name(g) for g in self.apart_groupings]
         return described
@@ -113,14 +116,48 @@ def grouping_name(keys: Sequence[str]) -> str:
     return "overall" if not keys else "by_" + "_x_".join(keys)
 
 
-def per_query_values(task: Task, rankings: Mapping[str, Ranking], metrics: Sequence[Metric]) -> np.ndarray:
-    """A (metrics x scored queries) array over the task's queries that have targets, in task order."""
+def scoring_depth(metrics: Sequence[str], require_full: bool) -> int | None:
+    """The rank a benchmark's metrics without a cut-off (mrr, map, r_precision) read down to.
+
+    It is the deepest cut-off of the benchmark's own metrics, unless the benchmark requires full rankings.
+    One depth for every system of a benchmark makes mrr and map mean the same on every row: a store that
+    returns a top-k prefix and a system that ranks the whole store are both read down to the same rank.
+    Metrics with a cut-off read their own k, and --metrics never moves the depth.
+    """
+    return None if require_full else max(cut_offs(metrics), default=None)
+
+
+def at_depth(ranking: Ranking, depth: int | None) -> Ranking:
+    """The ranking cut to its first `depth` ids (itself when it is no longer, or depth is None)."""
+    if depth is None or len(ranking.doc_ids) <= depth:
+        return ranking
+    return Ranking(ranking.query_id, ranking.doc_ids[:depth], ranking.scores[:depth])
+
+
+def per_query_values(
+    task: Task, rankings: Mapping[str, Ranking], metrics: Sequence[Metric], depth: int | None
+) -> np.ndarray:
+    """A (metrics x scored queries) array over the task's queries that have targets, in task order.
+
+    Metrics without a cut-off read each ranking down to `depth` (see scoring_depth); None reads it whole.
+    """
     scored = [q for q in task.queries if q.targets]
     missing = [q.id for q in scored if q.id not in rankings]
     if missing:
         raise KeyError(f"no ranking for {len(missing)} quer{'y' if len(missing) == 1 else 'ies'}, e.g. {missing[0]}")
     if not scored:
         return np.zeros((len(metrics), 0))
+    uncut = [i for i, m in enumerate(metrics) if m.k is None]
+    if depth is None or not uncut:
+        return _values(scored, rankings, metrics)
+    values = _values(scored, rankings, metrics)
+    cut = {q.id: at_depth(rankings[q.id], depth) for q in scored}
+    values[uncut] = _values(scored, cut, [metrics[i] for i in uncut])
+    return values
+
+
+def _values(scored: Sequence[JudgedQuery], rankings: Mapping[str, Ranking], metrics: Sequence[Metric]) -> np.ndarray:
+    """A (metrics x queries) array of the queries' values, graded where any judgement carries a grade."""
     if any(q.grades for q in scored):
         return _graded_values(scored, rankings, metrics)
     ranks = rank_matrix([target_ranks(rankings[q.id].doc_ids, q.targets) for q in scored])
@@ -135,14 +172,27 @@ def _graded_values(scored: Sequence[JudgedQuery], rankings: Mapping[str, Ranking
     return np.stack([metric_values(m, ranks, gains) for m in metrics])
 
 
-def summarize(values: np.ndarray, names: Sequence[str], group: str, config: ScoringConfig) -> dict:
-    """Mean and bootstrap CI of each metric over the queries in `values`, with n."""
+TRIVIAL_KINDS = frozenset({"recall", "recall_all"})
+TRIVIAL_KEY = "stores_within_k"
+
+
+def summarize(
+    values: np.ndarray, names: Sequence[str], group: str, config: ScoringConfig, store_sizes: np.ndarray
+) -> dict:
+    """Mean and bootstrap CI of each metric over the queries in `values`, with n.
+
+    Each recall@k and recall_all@k cell also counts the queries whose store holds k documents or fewer
+    (`stores_within_k`): for them the top k is the whole store, so a hit there says nothing.
+    """
     n = values.shape[1]
     means = exact_mean(values)
     low, high = group_bootstrap_ci(values, config.seed, group, config.resamples, config.confidence)
     row: dict = {"n": int(n)}
     for i, name in enumerate(names):
         row[name] = {"value": float(means[i]), "ci_low": float(low[i]), "ci_high": float(high[i])}
+        metric = parse_metric(name)
+        if metric.kind in TRIVIAL_KINDS and metric.k is not None:
+            row[name][TRIVIAL_KEY] = int(np.count_nonzero(store_sizes <= metric.k))
     return row
 
 
@@ -172,7 +222,7 @@ def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfi
     metrics = [parse_metric(m) for m in config.metrics]
     names = [m.name for m in metrics]
     scored = [q for q in task.queries if q.targets]
-    values = per_query_values(task, rankings, metrics)
+    values = per_query_values(task, rankings, metrics, config.depth)
     results: dict = {"n_queries": len(task.queries), "n_without_targets": len(task.queries) - len(scored)}
     for key in config.count_without_targets_by:
         counts = _counts_without_targets(task, key)
@@ -187,10 +237,12 @@ def score_task(task: Task, rankings: Mapping[str, Ranking], config: ScoringConfi
                 reasons[reason] = reasons.get(reason, 0) + 1
         results["left_out_of_headline"] = dict(sorted(reasons.items()))
     headline_values = values if len(headline) == len(scored) else values[:, headline]
+    sizes = np.array([len(task.stores[q.store_id]) for q in scored], dtype=np.int64)
+    chosen = ([scored[i] for i in headline], headline_values, sizes[headline])
     for keys in config.groupings:
-        _group(results, grouping_name(keys), keys, [scored[i] for i in headline], headline_values, names, config)
+        _group(results, grouping_name(keys), keys, chosen, names, config)
     for keys in config.apart_groupings:
-        _group(results, "apart_" + grouping_name(keys), keys, scored, values, names, config)
+        _group(results, "apart_" + grouping_name(keys), keys, (scored, values, sizes), names, config)
     return results
 
 
@@ -203,11 +255,12 @@ def _counts_without_targets(task: Task, key: str) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def _group(results: dict, label: str, keys: Sequence[str], queries: list, values, names, config: ScoringConfig) -> None:
-    """Summarise `values` (metrics x queries) overall (no keys) or per combination of stratum values."""
+def _group(results: dict, label: str, keys: Sequence[str], scored: tuple, names, config: ScoringConfig) -> None:
+    """Summarise (queries, values: metrics x queries, their store sizes) overall (no keys) or per stratum values."""
+    queries, values, sizes = scored
     if not keys:
         if queries:
-            results[label] = summarize(values, names, label, config)
+            results[label] = summarize(values, names, label, config, sizes)
         return
     members: dict[str, list[int]] = {}
     for index, query in enumerate(queries):
@@ -217,5 +270,6 @@ def _group(results: dict, label: str, keys: Sequence[str], queries: list, values
     if left_out:
         results.setdefault("left_out_of_grouping", {})[label] = left_out
     results[label] = {
-        group: summarize(values[:, idx], names, f"{label}:{group}", config) for group, idx in sorted(members.items())
+        group: summarize(values[:, idx], names, f"{label}:{group}", config, sizes[idx])
+        for group, idx in sorted(members.items())
     }

@@ -15,9 +15,11 @@ from memrecall.cli.common import (
     executor_options,
     make_executor_from,
     metrics_option,
+    population_option,
     rankings_format_option,
     rankings_suffix,
     sign_option,
+    trec_population,
 )
 
 
@@ -135,7 +137,8 @@ def harness_options(function: Callable) -> Callable:
     ]
     for option in reversed(options):
         function = option(function)
-    return executor_options(encoder_options(sign_option(metrics_option(rankings_format_option(function)))))
+    with_formats = rankings_format_option(population_option(function))
+    return executor_options(encoder_options(sign_option(metrics_option(with_formats))))
 
 
 def run_and_print(benchmark, loaded, options, params: dict, title: str, after_run=None) -> None:
@@ -149,6 +152,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
         write_report,
     )
     from memrecall.reports.exports.tables import harness_rows, print_table, results_table
+    from memrecall.reports.notes import report_notes
     from memrecall.running.harness import coverage_failures, run_harness
 
     floor = _coverage_floor(params["min_coverage_at"])
@@ -161,7 +165,8 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
     output = params["output"]
     run.report = write_report(output, run.report, params["sign_key"])
     for mode, path in params["export_rankings"].items():
-        write_rankings(path, loaded.task, run.rankings[mode], benchmark.row_keys, params["rankings_format"], mode)
+        chosen = params["rankings_format"], mode, params["population"]
+        write_rankings(path, loaded.task, run.rankings[mode], benchmark.row_keys, *chosen)
         click.echo(f"rankings: {path}")
     if after_run is not None:
         after_run(run)
@@ -170,7 +175,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
         metrics = list(
             dict.fromkeys([*content["headline_metrics"], "mrr", *content["scoring"].get("requested_metrics", [])])
         )
-        print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group")))
+        print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group"), report_notes(content)))
         session_rows = harness_rows(run.report, key="turn_to_session_results")
         if session_rows:
             heading = "the same run at session level (turn -> session, LongMemEval's effective-k rule)"
@@ -206,6 +211,7 @@ def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path 
     params["output"] = plan.output("--output", params["output"] or default_output)
     exports = export_paths(params["export_rankings"], modes, rankings_suffix(params["rankings_format"]))
     params["export_rankings"] = {m: plan.output("--export-rankings", p) for m, p in exports.items()}
+    params["population"] = trec_population(params["population"], params["rankings_format"], bool(exports))
     official = {m: plan.output("--export-official-log", p) for m, p in export_paths(logs, modes).items()}
     params["per_query"] = plan.output("--per-query", params["per_query"])
     params["report_dir"] = plan.card("--report-dir", params["report_dir"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memrecall.data.official import official_note
 from memrecall.io import atomic_write_text
 from memrecall.reports.cards.card_power import HEADING, detectable_cells
 from memrecall.reports.cards.card_sections import (
@@ -21,6 +22,7 @@ from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
 from memrecall.reports.exports.tables import harness_rows
+from memrecall.reports.notes import depth_note
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.identity import describe_identity
 
@@ -39,6 +41,9 @@ def provenance(report: dict, state: str) -> list[str]:
         ],
         ["data sha256", code(task.get("source_sha256"))],
     ]
+    for label, note in (("data", official_note(content.get("data"))), ("scoring depth", depth_note(content))):
+        if note:
+            rows.append([label, markdown_text(note)])
     for name in content.get("system_order", []):
         rows.append([f"rankings sha256 ({cell(name)})", code(content["systems"][name].get("rankings_sha256"))])
         rows.append([f"code ({cell(name)})", markdown_text(describe_identity(content, name))])

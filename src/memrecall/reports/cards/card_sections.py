@@ -5,17 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from memrecall.reports.escape import markdown_cell, markdown_link_target, markdown_text
+from memrecall.reports.notes import trivial_text
 
 
 def value_cell(row: dict, metric: str, with_ci: bool = True) -> str:
-    """`0.935 [0.89, 0.97]` (three decimals, CI to two) or `-` when absent."""
+    """`0.935 [0.89, 0.97]` (three decimals, CI to two) or `-` when absent; a trivial cut-off is said beside it."""
     if not row or metric not in row:
         return "-"
     value = row[metric] if isinstance(row[metric], dict) else {"value": row[metric]}
     shown = number(value.get("value"), ".3f")
-    if not with_ci:
-        return shown
-    return f"{shown} [{number(value.get('ci_low'), '.2f')}, {number(value.get('ci_high'), '.2f')}]"
+    if with_ci:
+        shown = f"{shown} [{number(value.get('ci_low'), '.2f')}, {number(value.get('ci_high'), '.2f')}]"
+    trivial = trivial_text(value, row.get("n"))
+    return f"{shown} ({markdown_text(trivial)})" if trivial else shown
 
 
 def number(value, spec: str) -> str:

@@ -23,11 +23,16 @@ def results_table(
     rows: Sequence[tuple[str, str, dict]],
     metrics: Sequence[str],
     labels: tuple[str, str] = ("system", "group"),
+    notes: Sequence[str] = (),
 ) -> Table:
-    """A table of (system, group, result) rows; the first metric with its CI, then as many as fit the terminal."""
+    """A table of (system, group, result) rows; the first metric with its CI, then as many as fit the terminal.
+
+    `notes` (reports.notes.report_notes) go under the table; a cell whose cut-off reaches the store says so.
+    """
     label_width = sum(max([len(label), *(len(str(row[i])) for row in rows)]) + 3 for i, label in enumerate(labels))
     metrics, dropped = fit_metrics(list(metrics), label_width, console_width())
-    caption = f"{len(dropped)} more metric(s) in the report: {', '.join(dropped)}" if dropped else None
+    more = [f"{len(dropped)} more metric(s) in the report: {', '.join(dropped)}"] if dropped else []
+    caption = escape("\n".join([*notes, *more])) if notes or more else None
     table = Table(title=escape(title), title_justify="left", caption=caption, caption_justify="left")
     table.add_column(labels[0])
     table.add_column(labels[1])

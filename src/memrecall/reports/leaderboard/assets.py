@@ -10,6 +10,7 @@ th[aria-sort="descending"]::after { content: " \\25BC"; } th[aria-sort="ascendin
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .ci { color: #666; display: block; font-size: 11px; } .vs { display: block; font-size: 11px; color: #555; }
 .vs.best { color: #0b6b2f; font-weight: 600; } .vs.separable { color: #9a3b00; }
+.trivial { display: block; font-size: 11px; color: #8a5a00; } .trivial.all { font-weight: 600; }
 .badge { display: inline-block; padding: 0 .45em; border-radius: .6em; font-size: 11px; white-space: nowrap; }
 .badge.replayed { background: #d8f0dc; color: #0b5a24; } .badge.signed { background: #dbe7fb; color: #123f85; }
 .badge.fingerprint { background: #ececec; color: #444; } .badge.unverified { background: #fbd9d6; color: #8a1410; }

@@ -6,10 +6,12 @@ import json
 import os
 from pathlib import Path
 
+from memrecall.data.official import official_note
 from memrecall.reports.escape import html_attr, html_text
 from memrecall.reports.leaderboard.assets import CSS, JS
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.tables import Table, slug
+from memrecall.reports.notes import depth_note, trivial_text
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.identity import describe_identity
 
@@ -72,8 +74,10 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
         cells = [f"<td>{html_text(name)}</td>", f'<td class="num">{html_text(row.get("n", "-"))}</td>']
         for metric in metrics:
             value = row.get(metric)
+            trivial = trivial_text(value, row.get("n"))
+            shown = f" ({html_text(trivial)})" if trivial else ""
             cells.append(
-                f'<td class="num">{value["value"]:.3f} [{value["ci_low"]:.2f}, {value["ci_high"]:.2f}]</td>'
+                f'<td class="num">{value["value"]:.3f} [{value["ci_low"]:.2f}, {value["ci_high"]:.2f}]{shown}</td>'
                 if value
                 else '<td class="num">-</td>'
             )
@@ -85,6 +89,7 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
         f"<pre>{html_text(json.dumps(entry.config, indent=2, sort_keys=True))}</pre>",
     ]
     task = content["task"]
+    notes = (("data", official_note(content.get("data"))), ("scoring depth", depth_note(content)))
     facts = [
         (
             "task",
@@ -92,6 +97,7 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
             f"{task['queries']} queries",
         ),
         ("data sha256", task["source_sha256"]),
+        *((label, note) for label, note in notes if note),
         ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
         ("report fingerprint (content sha256)", report_fingerprint(entry.report) or ""),
         ("code", describe_identity(content, entry.system)),

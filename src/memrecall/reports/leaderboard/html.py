@@ -49,6 +49,10 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
     if cell is None:
         return '<td class="num" data-sort="">-</td>'
     text = f'{cell["value"]:.3f}<span class="ci">[{cell["ci_low"]:.2f}, {cell["ci_high"]:.2f}]</span>'
+    trivial = table.trivial(entry, group, metric)
+    if trivial:
+        kind = "trivial all" if trivial == "k reaches every store" else "trivial"
+        text += f'<span class="{kind}">{html_text(trivial)}</span>'
     versus = table.versus.get((entry.system, group)) if tested and metric == table.primary else None
     if versus is not None and versus.best:
         text += '<span class="vs best">best</span>'

@@ -14,7 +14,11 @@ START, END = "<!-- leaderboard-top -->", "<!-- /leaderboard-top -->"
 def _cell(table: Table, entry, group: str) -> str:
     """value [low, high] of the primary metric in a group, or a dash."""
     cell = table.cell(entry, group, table.primary)
-    return f"{cell['value']:.3f} [{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]" if cell else "-"
+    if not cell:
+        return "-"
+    trivial = table.trivial(entry, group, table.primary)
+    shown = f"{cell['value']:.3f} [{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]"
+    return f"{shown} ({markdown_cell(trivial)})" if trivial else shown
 
 
 def _detectable(table: Table, entry, group: str) -> str:

@@ -16,6 +16,7 @@ from memrecall.errors import DatasetError
 from memrecall.io import canonical_json
 from memrecall.reports.comparability import mismatches
 from memrecall.reports.leaderboard.entries import Entry
+from memrecall.reports.notes import trivial_text
 from memrecall.scoring.metrics import group_rng
 from memrecall.scoring.paired import PERMUTATIONS, holm_adjust, randomisation_p
 from memrecall.scoring.power import paired_power
@@ -77,15 +78,23 @@ class Table:
     oracle: list[Entry] = field(default_factory=list)
     versus: dict[tuple[str, str], Versus] = field(default_factory=dict)
 
-    def cell(self, entry: Entry, group: str, metric: str) -> dict | None:
-        """{value, ci_low, ci_high} of a metric in a group, or None."""
+    def row(self, entry: Entry, group: str) -> dict:
+        """The results row of a group (overall, or a primary-stratum group), or {}."""
         results = entry.results
         row = (
             results.get("overall")
             if group == "overall"
             else results.get(f"by_{entry.content['primary_stratum']}", {}).get(group)
         )
-        return (row or {}).get(metric)
+        return row or {}
+
+    def cell(self, entry: Entry, group: str, metric: str) -> dict | None:
+        """{value, ci_low, ci_high} of a metric in a group, or None."""
+        return self.row(entry, group).get(metric)
+
+    def trivial(self, entry: Entry, group: str, metric: str) -> str:
+        """The cell's trivial cut-off in words (see reports.notes.trivial_text), or ""."""
+        return trivial_text(self.cell(entry, group, metric), self.row(entry, group).get("n"))
 
 
 def table_key(entry: Entry) -> tuple[int, str, str]:

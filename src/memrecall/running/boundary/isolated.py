@@ -111,7 +111,8 @@ def rank_plugin(
     if plugin.isolation not in ISOLATIONS:
         raise ConfigError(f"unknown isolation {plugin.isolation!r}; choose {' or '.join(ISOLATIONS)}")
     started = time.perf_counter()
-    sealed = seal(task.public(None if require_full else depth))
+    depth = None if require_full else depth
+    sealed = seal(task.public(depth))
     tokens = list(dict.fromkeys(q.store_id for q in sealed.view.queries))
     with progress_bar(len(task.queries), f"{plugin.label}: ranking", show_progress, unit="query") as bar:
         if executor is not None and getattr(executor, "name", "local") == "ray":
@@ -131,7 +132,7 @@ def rank_plugin(
     order = {q.id: i for i, q in enumerate(task.queries)}
     rows, problems, outputs = _unseal(sealed, done["replies"], order)
     seconds = time.perf_counter() - started
-    run = checked_run(declared["name"], declared["config"], rows, {}, problems, task, require_full)
+    run = checked_run(declared["name"], declared["config"], rows, {}, problems, task, require_full, depth)
     cost = run_cost(outputs, done["prepared"] - started, seconds)
     if done["facts"].get("peak_rss_mib") is not None and plugin.isolation == "process":
         cost.update(peak_rss_mib=done["facts"]["peak_rss_mib"], peak_rss_scope="the plug-in's worker process")
