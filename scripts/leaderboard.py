@@ -1,6 +1,8 @@
 """The committed leaderboard in docs/leaderboard/, in one command each way.
 
     python scripts/leaderboard.py sweep [--systems A,B] [--locomo PATH]   rerun systems, then rebuild the page
+    python scripts/leaderboard.py rescore [--locomo PATH]                 score committed entries again from their
+                                                                          rankings (nothing rerun), then rebuild
     python scripts/leaderboard.py build                                   rebuild the page (and README's EpiRec v2
                                                                           table) from committed entries
     python scripts/leaderboard.py check                                   rebuild in a temporary copy; exit 1 on any
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import json
 import shutil
 import subprocess
 import sys
@@ -111,6 +114,57 @@ def sweep(systems: str | None, locomo: Path) -> None:
         print("leaderboard: some pairs failed (see above); the page holds the rest", file=sys.stderr)
 
 
+def release_for(sha256: str) -> Path | None:
+    """The bundled EpiRec release with this sha256, or None."""
+    from memrecall.data.official import bundled_digests
+    from memrecall.data.releases import bundled_release
+
+    name = bundled_digests().get(sha256)
+    return bundled_release(name) if name else None
+
+
+def rescore(site: Path, locomo: Path) -> None:
+    """Score every committed entry again from its own rankings under this checkout's scoring rules, then rebuild.
+
+    Nothing is rerun: each entry keeps its claims (identity, encoder, declared flags) and its env (cost, configs,
+    the host it ran on). Its rankings are cut to the benchmark's scoring depth and stored gzip-compressed
+    (deterministic: mtime 0, level 9), its report is rebuilt by the replay code `verify` uses, and its scores
+    file is written anew. LoCoMo entries need `locomo` (the release they were run on).
+    """
+    from memrecall.data.rankings import rankings_rows, read_rankings_file
+    from memrecall.io import write_json, write_jsonl
+    from memrecall.reports.content import make_report
+    from memrecall.reports.leaderboard.entries import rankings_beside
+    from memrecall.reports.proof.replay import replay_content, replayed_runs
+    from memrecall.reports.query_scores import scores_rows, write_scores
+    from memrecall.scoring.policy import at_depth
+
+    for path in sorted((site / "entries").rglob("*.report.json")):
+        stem = path.name.removesuffix(".report.json")
+        report = json.loads(path.read_text(encoding="utf-8"))
+        content = report["content"]
+        data = locomo if content["benchmark"].startswith("locomo") else release_for(content["task"]["source_sha256"])
+        source = rankings_beside(path, stem)
+        bench, loaded, runs = replayed_runs(report, [source], data)
+        ((name, rankings),) = runs
+        depth = bench.scoring().depth
+        cut = {q.id: at_depth(rankings[q.id], depth) for q in loaded.task.queries}
+        stored = path.with_name(f"{stem}.rankings.jsonl.gz")
+        write_jsonl(stored, rankings_rows(loaded.task, cut, bench.row_keys))
+        if source != stored:
+            source.unlink()
+        replayed = replay_content(report, [stored], data)
+        replayed.pop("memrecall_version", None)
+        fresh = make_report(replayed, report["env"])
+        write_json(path, fresh)
+        text = read_rankings_file(stored)[0]
+        write_scores(path.with_name(f"{stem}.scores.jsonl"), scores_rows(bench, loaded, fresh, text))
+        print(f"rescored {path.relative_to(site)} ({name}): {fresh['content_sha256'][:12]}")
+    build(site)
+    if site == SITE:
+        write_readmes(site / "entries")
+
+
 def generated_files(site: Path) -> dict[str, Path]:
     """Every generated file of a site by relative path (entries/ excluded)."""
     return {
@@ -155,11 +209,16 @@ def main() -> int:
     run = sub.add_parser("sweep", help="rerun systems, then rebuild")
     run.add_argument("--systems", default=None, help="comma list [default: every registered system]")
     run.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
+    again = sub.add_parser("rescore", help="score committed entries again from their rankings, then rebuild")
+    again.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
+    again.add_argument("--site", type=Path, default=SITE, help="the leaderboard folder [default: docs/leaderboard]")
     sub.add_parser("build", help="rebuild the page from committed entries")
     sub.add_parser("check", help="fail if a rebuild differs from docs/leaderboard/")
     args = parser.parse_args()
     if args.command == "sweep":
         sweep(args.systems, args.locomo)
+    elif args.command == "rescore":
+        rescore(args.site, args.locomo)
     elif args.command == "build":
         build(SITE)
         write_readmes(SITE / "entries")

@@ -44,7 +44,7 @@ def test_session_granularity_targets_sessions_holding_evidence():
     assert by_id["conv-a:qa4"].strata == {
         "category": "5-adversarial",
         "in_headline": "no",
-        "left_out_because": "adversarial",
+        "left_out_because": "5-adversarial",
     }
     assert "[shared an image: a photo of a blue ceramic mug on a table]" in task.stores["conv-a"][0].text
 
@@ -88,7 +88,7 @@ def test_harness_on_fixture_counts_and_reports_issues(tmp_path, embedding_cache)
     assert verify(report)
     results = report["content"]["modes"]["fts5"]["results"]
     assert results["n_without_targets"] == 3
-    assert results["left_out_of_headline"] == {"adversarial": 1}
+    assert results["left_out_of_headline"] == {"5-adversarial": 1}
     assert results["overall"]["n"] == 7
     assert results["apart_by_category"]["5-adversarial"]["n"] == 1
     assert report["content"]["dataset"]["evidence_issue_counts"]["split"] == 2

@@ -84,7 +84,7 @@ def test_the_populations_partition_the_judged_queries():
     assert headline | apart == judged and not headline & apart
     assert {q.id for q in population_queries(task, "all")[0]} == judged
     _, _, _, left_out = qrels_text(task)
-    assert left_out["reported apart (adversarial)"] == len(apart)
+    assert left_out["reported apart (5-adversarial)"] == len(apart)
     assert qrels_text(task, "apart")[3]["in the headline"] == len(headline)
 
 
@@ -93,7 +93,7 @@ def test_qrels_say_what_they_left_out_and_population_all_keeps_it(tmp_path):
     task = get_benchmark("locomo").load(data).task
     apart = [q for q in task.queries if q.targets and q.strata.get("in_headline") == "no"]
     default = run("qrels", "locomo", "--data", data, "--out", tmp_path / "h.qrels")
-    assert default.exit_code == 0 and f"{len(apart)} reported apart (adversarial)" in default.output
+    assert default.exit_code == 0 and f"{len(apart)} reported apart (5-adversarial)" in default.output
     everything = run("qrels", "locomo", "--data", data, "--out", tmp_path / "a.qrels", "--population", "all")
     assert everything.exit_code == 0 and "reported apart" not in everything.output
     held = (tmp_path / "a.qrels").read_text()

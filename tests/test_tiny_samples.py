@@ -26,7 +26,7 @@ def test_locomo_tiny_loads_with_an_adversarial_question_apart():
     assert task.queries[-1].strata == {
         "category": "5-adversarial",
         "in_headline": "no",
-        "left_out_because": "adversarial",
+        "left_out_because": "5-adversarial",
     }
 
 

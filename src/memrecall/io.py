@@ -189,8 +189,11 @@ def jsonl_line(obj: Any, compact: bool = True) -> str:
 
 
 def write_jsonl(path: str | Path, rows: list[dict]) -> None:
-    """Atomically write one canonical JSON object per line (line-break code points escaped)."""
-    atomic_write_text(path, "".join(jsonl_line(r) + "\n" for r in rows))
+    """Atomically write one canonical JSON object per line (line-break code points escaped); gzip for a .gz path."""
+    from memrecall.data.compressed import deflated, wants_gzip
+
+    data = "".join(jsonl_line(r) + "\n" for r in rows).encode("utf-8")
+    atomic_write_bytes(path, deflated(data) if wants_gzip(path) else data)
 
 
 # A spreadsheet reads a cell that begins with one of these as a formula (CSV injection, OWASP).

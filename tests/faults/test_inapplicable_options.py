@@ -4,7 +4,7 @@ import pytest
 from conftest import MINI_RELEASE, run
 from helpers import assert_usage_error
 
-from memrecall.cli.applicable import RULES
+from memrecall.cli.applicable import RAY_ONLY, RULES
 from memrecall.cli.evaluate import compare
 
 VALUES = {"names": "a,b", "benchmark_name": "epirec", "seed": "1", "resamples": "200", "metrics": "map"}
@@ -55,4 +55,34 @@ def test_an_option_that_cannot_apply_is_refused(mode, name, inputs, tmp_path, mo
     flag = next(p.opts[0] for p in compare.params if p.name == name)
     assert_usage_error(result, f"{flag} cannot apply to a compare of")
     assert RULES[("compare", mode)][name] in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def _executor_commands():
+    """Every command that takes --executor, with the arguments that make a run of it."""
+    from memrecall.cli import main
+
+    fixtures = MINI_RELEASE.parent
+    base = {
+        "run": ["run", "epirec", "--system", "fts5", "--data", MINI_RELEASE],
+        "baseline": ["baseline", "--data", MINI_RELEASE, "--strategies", "recency"],
+        "locomo": ["locomo", "--data", fixtures / "locomo_mini.json", "--modes", "fts5"],
+        "longmemeval": ["longmemeval", "--data", fixtures / "lme_format_mini.json", "--modes", "fts5"],
+    }
+    having = sorted(n for n, c in main.commands.items() if any(p.name == "executor" for p in c.params))
+    assert having == sorted(base), f"a command gained --executor: {having}"
+    return base
+
+
+EXECUTOR_CASES = [(command, name) for command in sorted(_executor_commands()) for name in RAY_ONLY]
+RAY_VALUES = {"workers": "3", "ray_address": "127.0.0.1:6379"}
+
+
+@pytest.mark.parametrize(("command", "name"), EXECUTOR_CASES, ids=[f"{c}-{n}" for c, n in EXECUTOR_CASES])
+def test_ray_only_options_without_ray_are_refused_and_write_nothing(command, name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    flag = "--" + name.replace("_", "-")
+    args = [*_executor_commands()[command], flag, RAY_VALUES[name], "--output", tmp_path / "out" / "r.json"]
+    result = run(*args)
+    assert_usage_error(result, f"{flag} cannot apply to --executor local: {RAY_ONLY[name]}")
     assert list(tmp_path.iterdir()) == []

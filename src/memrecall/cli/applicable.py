@@ -26,13 +26,29 @@ RULES: dict[tuple[str, str], dict[str, str]] = {
         "allow_mismatch": "only reports carry comparability manifests; rankings files are scored on one task",
     },
 }
-MODES = {"reports": "reports", "rankings": "rankings files"}
+# every command with --executor: the options that only a Ray executor reads
+RAY_ONLY = {
+    "workers": "it sizes the Ray executor's encoders and ranking tasks",
+    "ray_address": "it names the Ray cluster to join",
+}
+MODES = {"reports": "a compare of reports", "rankings": "a compare of rankings files", "local": "--executor local"}
 
 
 def refuse_inapplicable(mode: str) -> None:
     """A UsageError (exit 2) for the first option given on the command line that RULES says cannot apply."""
     ctx = click.get_current_context()
-    for name, why in RULES.get((ctx.command.name, mode), {}).items():
+    _refuse(ctx, RULES.get((ctx.command.name, mode), {}), MODES[mode])
+
+
+def refuse_ray_only(executor: str) -> None:
+    """A UsageError (exit 2) for --workers or --ray-address given without --executor ray (they would be ignored)."""
+    if executor != "ray":
+        _refuse(click.get_current_context(), RAY_ONLY, MODES["local"])
+
+
+def _refuse(ctx: click.Context, rules: dict[str, str], where: str) -> None:
+    """Refuse the first of `rules`' options that the user gave (command line or environment), saying why."""
+    for name, why in rules.items():
         if ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
             flag = next(p.opts[0] for p in ctx.command.params if p.name == name)
-            raise UsageError(f"{flag} cannot apply to a compare of {MODES[mode]}: {why}")
+            raise UsageError(f"{flag} cannot apply to {where}: {why}")

@@ -40,9 +40,17 @@ def executor_options(function: Callable) -> Callable:
             help="Where the encoder runs; recorded in env, never in signed content.",
         ),
     ]
+
+    @functools.wraps(function)
+    def checked(*args, **kwargs):
+        from memrecall.cli.applicable import refuse_ray_only
+
+        refuse_ray_only(kwargs["executor"])  # before any input is read or output planned
+        return function(*args, **kwargs)
+
     for option in reversed(options):
-        function = option(function)
-    return function
+        checked = option(checked)
+    return checked
 
 
 def encoder_options(function: Callable) -> Callable:

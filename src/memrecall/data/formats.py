@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
+import zlib
 from pathlib import Path
+
+from memrecall.data.compressed import GZIP_MAGIC
 
 HEAD_BYTES = 65536
 NAMES = {
@@ -49,9 +53,14 @@ def input_kind(path: Path) -> str:
 
     try:
         with open_regular(path) as handle:
-            head = handle.read(HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-    except OSError:
+            raw = handle.read(HEAD_BYTES)
+            if raw[:2] == GZIP_MAGIC:  # gzip rankings: the kind is in what they inflate to
+                handle.seek(0)
+                with gzip.GzipFile(fileobj=handle) as stream:
+                    raw = stream.read(HEAD_BYTES)
+    except (OSError, EOFError, zlib.error):
         return "other"
+    head = raw.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     first_line = head.split("\n", 1)[0].strip()
     if _TREC_LINE.match(first_line):
         return "trec"

@@ -19,7 +19,7 @@ from memrecall.data.jsonfile import (
 from memrecall.data.model import Ranking, Task
 from memrecall.data.text import decode_utf8
 from memrecall.data.trec import fields, group_run_lines
-from memrecall.errors import DatasetError, NearMiss, RankingsError, short
+from memrecall.errors import NearMiss, RankingsError, short
 
 EPIREC_KEYS = ("persona_id", "probe_id", "ranked_episode_ids")
 GENERIC_KEYS = ("store_id", "query_id", "ranked_ids")
@@ -38,15 +38,13 @@ class RankingRow:
 
 
 def read_rankings_file(path: Path) -> tuple[str, str]:
-    """Read a regular rankings file once: its text and the sha256 of the bytes read."""
+    """Read a regular rankings file once (gzip or not): its text and the sha256 of the bytes read."""
     import hashlib
 
-    try:
-        data = read_regular_bytes(path)
-        text = decode_utf8(path, data)
-    except DatasetError:
-        raise
-    return text, hashlib.sha256(data).hexdigest()
+    from memrecall.data.compressed import inflated
+
+    data = read_regular_bytes(path)
+    return decode_utf8(path, inflated(path, data)), hashlib.sha256(data).hexdigest()
 
 
 def store_sizes(task: Task) -> dict[str, int]:

@@ -209,5 +209,5 @@ def _question(
         raise DatasetError(source, f"{where}.category", f"expected an integer, got {describe(category)}")
     strata = {"category": category_label(category)}
     if category == 5:
-        strata.update(in_headline="no", left_out_because="adversarial")
+        strata.update(in_headline="no", left_out_because=category_label(category))
     return JudgedQuery(query_id, sample_id, qa["question"], None, frozenset(targets), strata), issues

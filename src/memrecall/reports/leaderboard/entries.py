@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
-from memrecall.data.jsonfile import read_regular_text
+from memrecall.data.jsonfile import read_regular_bytes, read_regular_text
+from memrecall.data.rankings import read_rankings_file
 from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.content import shape_problem
 from memrecall.reports.proof.identity import isolation
@@ -103,9 +104,7 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
     if problem:
         raise DatasetError(str(path), "", problem)
     stem = path.name.removesuffix(".report.json")
-    rankings = path.with_name(f"{stem}.rankings.jsonl")
-    if not rankings.is_file():
-        raise DatasetError(str(path), "", f"its rankings file {rankings.name} is not beside it")
+    rankings = rankings_beside(path, stem)
     bench = get_benchmark(content["benchmark"])
     found = data.get((bench.name, content["task"]["source_sha256"]))
     name = content["system_order"][0]
@@ -120,11 +119,27 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
     return entry
 
 
+def rankings_beside(path: Path, stem: str) -> Path:
+    """SYSTEM.rankings.jsonl.gz (as the committed leaderboard stores them) or SYSTEM.rankings.jsonl beside a report."""
+    found = [
+        p
+        for p in (path.with_name(f"{stem}.rankings.jsonl.gz"), path.with_name(f"{stem}.rankings.jsonl"))
+        if p.is_file()
+    ]
+    if not found:
+        raise DatasetError(str(path), "", f"its rankings file {stem}.rankings.jsonl(.gz) is not beside it")
+    if len(found) > 1:
+        raise DatasetError(str(path), "", f"two rankings files beside it ({found[0].name}, {found[1].name}); keep one")
+    return found[0]
+
+
 def rankings_check(expected: object, path: Path) -> Check:
-    """The rankings file beside a report must be the one its content names (sha256 of the file's bytes)."""
+    """The rankings file beside a report must be the one its content names (sha256 of its bytes, inflated if gzip)."""
     import hashlib
 
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    from memrecall.data.compressed import inflated
+
+    digest = hashlib.sha256(inflated(path, read_regular_bytes(path))).hexdigest()
     ok = digest == expected
     detail = (
         f"sha256 {digest} is the report's rankings_sha256" if ok else f"sha256 {digest}, the report names {expected}"
@@ -136,7 +151,7 @@ def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path) -
     """The entry's per-query scores: from its file (checked against the report, and the data when given)."""
     computed = None
     if loaded is not None:
-        computed = scores_rows(bench, loaded, entry.report, read_regular_text(entry.rankings_path))
+        computed = scores_rows(bench, loaded, entry.report, read_rankings_file(entry.rankings_path)[0])
     if path.is_file():
         rows = read_scores(path)
         if computed is not None and rows != computed:
