@@ -3,11 +3,16 @@
 Run by .ci/run. The LoCoMo reports are checked too when ../shared/data/locomo10.json is present.
 Exit 1 naming every report whose content_sha256 differs from the committed one (old reports' `signature` key
 is read as the same fingerprint).
+
+`--write` (after a change that is meant to move them) writes the regenerated reports over the committed ones,
+redraws each one's card and figures in docs/figures/, and prints every old and new fingerprint for the
+changelog.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +21,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
 MEMORY_MODELS = "recency,dense,time-decay,salience-oracle,salience-vader,gated"
+# each committed report's card and figures
+FIGURES = {
+    "docs/baselines.json": "docs/figures/epirec",
+    "docs/baselines_v1.json": "docs/figures/epirec_v1",
+    "docs/memory_models.json": "docs/figures/memory_models",
+    "docs/memory_models_v1.json": "docs/figures/memory_models_v1",
+    "docs/locomo_session.json": "docs/figures/locomo_session",
+    "docs/locomo_turn.json": "docs/figures/locomo_turn",
+}
 REPORTS = [
     ("docs/baselines.json", ["baseline"]),
     ("docs/baselines_v1.json", ["baseline", "--data", "data/epirec_v1.json"]),
@@ -28,8 +42,8 @@ LOCOMO_REPORTS = [
 ]
 
 
-def main() -> int:
-    """Regenerate each report into a temporary folder and compare fingerprints."""
+def main(write: bool = False) -> int:
+    """Regenerate each report into a temporary folder and compare fingerprints (and write them, with --write)."""
     sys.path.insert(0, str(ROOT / "src"))
     from memrecall.reports.proof.fingerprint import report_fingerprint
 
@@ -49,10 +63,15 @@ def main() -> int:
             expected = report_fingerprint(json.loads((ROOT / committed).read_text(encoding="utf-8")))
             actual = report_fingerprint(json.loads(output.read_text(encoding="utf-8")))
             status = "ok" if actual is not None and actual == expected else "DIFFERS"
-            failures += status != "ok"
+            if write and status != "ok":
+                shutil.copyfile(output, ROOT / committed)
+                card = [sys.executable, "-m", "memrecall", "report", committed, "--out", FIGURES[committed]]
+                subprocess.run(card, cwd=ROOT, check=True, capture_output=True)
+                status = "WRITTEN"
+            failures += status == "DIFFERS"
             print(f"{status} {committed}: committed {expected}, regenerated {actual}", file=sys.stderr)
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(write="--write" in sys.argv[1:]))

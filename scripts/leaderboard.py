@@ -137,7 +137,7 @@ def rescore(site: Path, locomo: Path) -> None:
     from memrecall.reports.leaderboard.entries import rankings_beside
     from memrecall.reports.proof.replay import replay_content, replayed_runs
     from memrecall.reports.query_scores import scores_rows, write_scores
-    from memrecall.scoring.policy import at_depth
+    from memrecall.scoring.depth import at_depth
 
     for path in sorted((site / "entries").rglob("*.report.json")):
         stem = path.name.removesuffix(".report.json")

@@ -113,12 +113,12 @@ def test_a_planted_back_import_is_caught():
 def test_a_planted_sideways_import_and_a_cycle_are_caught():
     sources = package_sources()
     sources["memrecall.systems.contract"] += "\nfrom memrecall.scoring.metrics import parse_metric\n"
-    sources["memrecall.scoring.metrics"] += "\nimport memrecall.scoring.policy\n"
+    sources["memrecall.scoring.metrics"] += "\nimport memrecall.scoring.depth\n"
     assert layer_violations(sources) == [
         "memrecall.systems.contract imports memrecall.scoring.metrics, a sibling on the same layer"
     ]
     assert import_cycles(sources) == [
-        ["memrecall.scoring.policy", "memrecall.scoring.metrics", "memrecall.scoring.policy"]
+        ["memrecall.scoring.depth", "memrecall.scoring.metrics", "memrecall.scoring.depth"]
     ]
 
 

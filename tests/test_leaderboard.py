@@ -134,7 +134,7 @@ def test_rows_are_ordered_best_first_on_the_primary_metric_of_the_hardest_group_
     [
         (
             lambda e: (e / "epirec" / "fts5.rankings.jsonl").unlink(),
-            "its rankings file fts5.rankings.jsonl is not beside it",
+            "its rankings file fts5.rankings.jsonl(.gz) is not beside it",
         ),
         (
             lambda e: (e / "locomo" / "fts5.scores.jsonl").unlink(),

@@ -17,8 +17,8 @@ from memrecall.running.boundary.isolated import rank_plugin
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
+from memrecall.scoring.depth import cut_offs
 from memrecall.scoring.per_query import per_query_rows
-from memrecall.scoring.policy import cut_offs
 from memrecall.systems.contract import adapt, unwrapped
 
 
@@ -110,6 +110,13 @@ def _metric_names(metrics: object) -> str | list[str]:
     return metrics if isinstance(metrics, str) else (_text_list(metrics, "metrics") or [])
 
 
+def _flag(value: object, what: str) -> bool:
+    """A bool argument (a truthy string or number is refused, not read as True)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{what} must be True or False, got {_kind(value)}")
+    return value
+
+
 def _data(data: object) -> Path | None:
     """A data argument as a Path (None for the benchmark's default)."""
     if data is not None and not isinstance(data, (str, Path)):
@@ -132,6 +139,7 @@ def run_system(
     in_process: bool = False,
     worker_timeout: float = DEFAULT_TIMEOUT,
     pass_env: Sequence[str] = (),
+    full_rankings: bool = False,
 ) -> Result:
     """Run a system on a benchmark; its rankings are checked strictly, and the report names the code that ran.
 
@@ -142,7 +150,9 @@ def run_system(
     `executor` (memrecall.running.executors.make_executor("ray", workers)) decides where ranking runs; the
     results are the same. `metrics` (names such as map or precision@5) are scored beside the benchmark's own.
     `encoder` is the SharedEncoder built-in systems are given: when the system used it, the signed entry
-    names it (model, weights sha256, backend).
+    names it (model, weights sha256, backend). Systems are asked for the top `depth` of each store (see
+    memrecall.scoring.policy.scoring_depth); `full_rankings=True` asks for whole stores instead, as an
+    official LongMemEval log needs (the numbers are the same: scoring reads the same depth).
     """
     bench = _benchmark(benchmark)
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
@@ -150,6 +160,7 @@ def run_system(
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     # systems rank down to the deepest cut-off scored (the scoring depth, or a deeper --metrics k)
     depth = None if scoring.depth is None else max([scoring.depth, *cut_offs(scoring.requested)])
+    depth = None if _flag(full_rankings, "full_rankings") else depth
     identities = {}
     if plugin is not None:
         source = source_facts(plugin.spec, plugin.built)  # read before the plug-in is imported

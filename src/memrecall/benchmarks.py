@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,8 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.data.releases import bundled_release
 from memrecall.errors import ConfigError, UsageError
-from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig, scoring_depth
+from memrecall.scoring.depth import scoring_depth
+from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
 DEFAULT_KS = (1, 3, 5, 10)
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -74,16 +75,9 @@ class Benchmark:
         """The benchmark's single scoring policy: headline metrics first, then the rest, then `metrics` asked for."""
         headline, others = self.metric_policy(tuple(ks or self.ks))
         names = tuple(dict.fromkeys([*headline, *others]))
-        depth = scoring_depth(names, self.require_full_rankings)
-        return ScoringConfig(
-            names,
-            self.groupings,
-            self.apart,
-            seed,
-            resamples,
-            count_without_targets_by=self.count_without_targets_by,
-            depth=depth,
-        ).with_requested(metrics)
+        depth, counted = scoring_depth(names, self.require_full_rankings), self.count_without_targets_by
+        policy = ScoringConfig(names, self.groupings, self.apart, seed, resamples, count_without_targets_by=counted)
+        return replace(policy, depth=depth).with_requested(metrics)
 
     def resolve_data(self, data: Path | None) -> Path:
         """`data`, else the default (the working directory's copy first, then the one installed with memrecall)."""

@@ -190,10 +190,18 @@ def jsonl_line(obj: Any, compact: bool = True) -> str:
 
 def write_jsonl(path: str | Path, rows: list[dict]) -> None:
     """Atomically write one canonical JSON object per line (line-break code points escaped); gzip for a .gz path."""
-    from memrecall.data.compressed import deflated, wants_gzip
-
     data = "".join(jsonl_line(r) + "\n" for r in rows).encode("utf-8")
-    atomic_write_bytes(path, deflated(data) if wants_gzip(path) else data)
+    atomic_write_bytes(path, deflated(data) if str(path).endswith(".gz") else data)
+
+
+GZIP_LEVEL = 9
+
+
+def deflated(data: bytes) -> bytes:
+    """gzip bytes of `data` that depend on nothing but `data`: mtime 0, level 9, no file name."""
+    import gzip
+
+    return gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
 
 
 # A spreadsheet reads a cell that begins with one of these as a formula (CSV injection, OWASP).

@@ -196,6 +196,7 @@ def run(
         in_process=in_process,
         worker_timeout=worker_timeout,
         pass_env=pass_env,
+        full_rankings=export_official_log is not None,  # an official log holds whole rankings, and k up to 50
     )
     ((chosen, rankings),) = result.rankings.items()
     result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded

@@ -1,4 +1,4 @@
-"""gzip-compressed rankings, read transparently and written deterministically (mtime 0, level 9, no name)."""
+"""gzip-compressed rankings, read transparently (memrecall.io.deflated writes them deterministically)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pathlib import Path
 from memrecall.errors import DatasetError
 
 GZIP_MAGIC = b"\x1f\x8b"
-LEVEL = 9
 MAX_BYTES = 4 << 30  # a rankings file that inflates past 4 GiB is refused, never held in memory
 
 
@@ -31,13 +30,3 @@ def inflated(path: str | Path, data: bytes) -> bytes:
     if len(out) > MAX_BYTES:
         raise DatasetError(str(path), "", "inflates to more than 4 GiB; memrecall reads rankings files up to that")
     return out
-
-
-def deflated(data: bytes) -> bytes:
-    """gzip bytes of `data` that depend on nothing but `data`: mtime 0, level 9, no file name."""
-    return gzip.compress(data, compresslevel=LEVEL, mtime=0)
-
-
-def wants_gzip(path: str | Path) -> bool:
-    """True when an output path asks for gzip (it ends in .gz)."""
-    return str(path).endswith(".gz")

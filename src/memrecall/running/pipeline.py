@@ -11,7 +11,7 @@ from memrecall.data.rankings import RankingRow, check_rows
 from memrecall.errors import RankingsError
 from memrecall.progress import progress_bar
 from memrecall.running.limits import TooLong
-from memrecall.scoring.policy import at_depth
+from memrecall.scoring.depth import at_depth
 from memrecall.systems.contract import SystemAdapter, ranked_ids
 
 

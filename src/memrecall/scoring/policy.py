@@ -9,6 +9,7 @@ import numpy as np
 
 from memrecall.data.model import JudgedQuery, Ranking, Task
 from memrecall.errors import ConfigError, comma_list
+from memrecall.scoring.depth import at_depth
 from memrecall.scoring.metrics import (
     KNOWN_METRICS,
     MAX_K,
@@ -55,11 +56,6 @@ def parse_metric_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
                 f"--metrics: unknown metric {name!r}; known: {KNOWN_METRICS} (k from 1 to {MAX_K})"
             ) from None
     return tuple(dict.fromkeys(out))
-
-
-def cut_offs(names: Sequence[str]) -> list[int]:
-    """The cut-offs k of the named metrics that have one (map@10 -> 10; map -> none)."""
-    return [k for k in (parse_metric(n).k for n in names) if k is not None]
 
 
 @dataclass(frozen=True)
@@ -114,24 +110,6 @@ class ScoringConfig:
 def grouping_name(keys: Sequence[str]) -> str:
     """`overall` for no keys, else `by_` + keys joined by `_x_`."""
     return "overall" if not keys else "by_" + "_x_".join(keys)
-
-
-def scoring_depth(metrics: Sequence[str], require_full: bool) -> int | None:
-    """The rank a benchmark's metrics without a cut-off (mrr, map, r_precision) read down to.
-
-    It is the deepest cut-off of the benchmark's own metrics, unless the benchmark requires full rankings.
-    One depth for every system of a benchmark makes mrr and map mean the same on every row: a store that
-    returns a top-k prefix and a system that ranks the whole store are both read down to the same rank.
-    Metrics with a cut-off read their own k, and --metrics never moves the depth.
-    """
-    return None if require_full else max(cut_offs(metrics), default=None)
-
-
-def at_depth(ranking: Ranking, depth: int | None) -> Ranking:
-    """The ranking cut to its first `depth` ids (itself when it is no longer, or depth is None)."""
-    if depth is None or len(ranking.doc_ids) <= depth:
-        return ranking
-    return Ranking(ranking.query_id, ranking.doc_ids[:depth], ranking.scores[:depth])
 
 
 def per_query_values(

@@ -11,6 +11,7 @@ from memrecall.reports.leaderboard.cards import badge, card_page, card_path, cod
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
 from memrecall.reports.leaderboard.tables import ALPHA, DETECTABLE_NOTE, Table, detectable_heading, ranking_groups
+from memrecall.reports.notes import report_notes
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
@@ -136,6 +137,8 @@ def table_section(table: Table, site: Path) -> list[str]:
     )
     out += rows_table(table, table.rows, site, True, f"{table.slug}-main")
     out.append(f'<p class="note">{html_text(DETECTABLE_NOTE)}</p>')
+    notes = report_notes(table.rows[0].content) if table.rows else []
+    out += [f'<p class="note">{html_text(note[0].upper() + note[1:])}.</p>' for note in notes]
     if table.oracle:
         out.append("<h3>Oracle systems (they read gold labels; not ranked)</h3>")
         out += rows_table(table, table.oracle, site, False, f"{table.slug}-oracle")
