@@ -36,7 +36,7 @@ def checked_runs(
             text, files[str(source)] = read_rankings_file(Path(source))
             parsed, problems, note = _parse_file(text, str(source), bench, loaded)
             notes.update({str(source): note} if note else {})
-            label, default = str(source), Path(source).stem
+            label, default = str(source), Path(str(source).removesuffix(".gz")).stem  # r.jsonl.gz is r
         else:
             parsed, problems = rows_from_dicts(list(source))
             label, default = "rankings", "system"
