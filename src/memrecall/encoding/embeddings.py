@@ -172,8 +172,10 @@ class Encoder:
     def loader_args(self) -> dict:
         """What `load_model` needs to load this encoder in any process (the ONNX file is exported first)."""
         if self.backend.name == "onnx" and self._onnx_file is None:
+            from memrecall.encoding.onnx_encoder import check_pooling
             from memrecall.encoding.onnx_export import ensure_export
 
+            check_pooling(Path(self.source.location))
             if self.source.max_seq_length is not None:
                 raise ConfigError(f"--encoder-backend onnx does not cover {self.source.model_id} (its length cap)")
 
