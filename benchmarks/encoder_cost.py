@@ -65,15 +65,23 @@ def child(name: str, engine: str, precision: str, sample: Path, cache: Path) -> 
     if engine == "torch":
         tokens = sum(int(count) for count in token_counts(model, list(texts.values())))
         facts |= {"tokens": tokens, "flops_per_token": transformer_flops(model, tokens / len(texts))}
-    facts["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    facts["peak_rss_mb"] = peak_rss_mb()
     print(json.dumps(facts), flush=True)
+
+
+def peak_rss_mb() -> int:
+    """This process's peak resident memory (VmHWM: its own, unlike ru_maxrss, which a child inherits)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) // 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
 def token_counts(model, texts: list[str]) -> list[int]:
     """Tokens the model sees per text (after its truncation), from its own tokenize."""
     counts = []
     for text in texts:
-        features = model.tokenize([text])
+        features = model.preprocess([text]) if hasattr(model, "preprocess") else model.tokenize([text])
         mask = features.get("attention_mask")
         counts.append(int(mask.sum()) if mask is not None else int(len(features["input_ids"])))
     return counts
