@@ -167,3 +167,15 @@ def test_model_name_end_to_end_on_the_mini_release(fetched, tmp_path):
         "reflective_explicit": 1.0,
         "reflective_implicit": 0.9375,
     }
+
+
+def test_onnx_with_a_model_it_does_not_cover_is_one_line_before_any_work(fetched, tmp_path):
+    output, cache = tmp_path / "out.json", tmp_path / "cache"
+    result = run("run", "epirec", "--data", MINI_RELEASE, "--system", "dense", "--model", "potion-8m",
+                 "--encoder-backend", "onnx", "--output", output, "--cache-dir", cache)  # fmt: skip
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "error: --encoder-backend onnx does not cover potion-8m (StaticEmbedding; it exports a transformer with "
+        "mean pooling only): use --encoder-backend torch"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -23,6 +23,10 @@ class SharedEncoder:
         self.model, self.cache, self.device, self.executor = model, cache, device, executor
         self.backend = choose_backend(backend, precision, device)
         self.source = resolve_model(model)  # a named encoder that is not fetched is refused before any work
+        if self.backend.name == "onnx" and Path(self.source.location).is_dir():
+            from memrecall.encoding.onnx_encoder import check_pooling
+
+            check_pooling(Path(self.source.location))  # a model the export does not cover, too
         self._encoder: Encoder | None = None
 
     def get(self) -> Encoder:
