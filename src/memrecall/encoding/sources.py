@@ -27,7 +27,7 @@ class ModelSource:
     model_id: str
     location: str
     origin: str  # "option", "environment", "package", "models folder" or "hub"
-    prompts: dict[str, str] = field(default_factory=dict, compare=False)
+    prompts: dict[str, str] = field(default_factory=dict)
     max_seq_length: int | None = None
     name: str | None = None
 
