@@ -33,7 +33,7 @@ def test_flat_on_the_same_vectors_as_dense_gives_dense_rankings(tmp_path):
     import faiss
     import numpy as np
 
-    from memrecall.encoding.embeddings import Encoder, resolve_model, text_sha256
+    from memrecall.encoding.embeddings import Encoder, resolve_model
     from memrecall.systems.builtin.dense import DenseRetriever
 
     task = cc.load_task("epirec")
@@ -46,7 +46,7 @@ def test_flat_on_the_same_vectors_as_dense_gives_dense_rankings(tmp_path):
         dense.index(store)
         index = faiss.IndexFlatIP(dense._matrix.shape[1])
         index.add(dense._matrix)
-        vectors = np.stack([dense._vectors[text_sha256(q.text)] for q in queries])
+        vectors = np.stack([dense.vector("query", q.text) for q in queries])
         _, rows = index.search(vectors, len(store))
         for q, row in zip(queries, rows, strict=True):
             same += [store[i].id for i in row] == list(dense.rank(q).doc_ids)

@@ -50,7 +50,9 @@ from memrecall.cli.common import (
 )
 @rankings_format_option
 @click.option(
-    "--model", default=None, help="Encoder path or name [default: $MEMRECALL_MODEL, else the bundled MiniLM]."
+    "--model",
+    default=None,
+    help="Encoder folder, name (docs/encoders.md) or hub name [default: $MEMRECALL_MODEL, else minilm].",
 )
 @click.option(
     "--cache-dir",

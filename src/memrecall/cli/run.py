@@ -64,7 +64,7 @@ IN_PROCESS = "--in-process"
     default=None,
     help="longmemeval benchmarks: LongMemEval's official retrieval log, for its QA stage.",
 )
-@click.option("--model", default=None, help="Encoder for built-in dense systems.")
+@click.option("--model", default=None, help="Dense systems' encoder: folder, name (docs/encoders.md), hub name.")
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder.")
 @bootstrap_options
 @metrics_option

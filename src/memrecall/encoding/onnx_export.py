@@ -76,6 +76,9 @@ def ensure_export(cache_folder: Path, model_id: str, location: str, weights: str
             f"--encoder-backend onnx needs a local sentence-transformers folder with tokenizer.json; "
             f"{location!r} is not one"
         )
+    from memrecall.encoding.onnx_encoder import check_pooling
+
+    check_pooling(Path(location))
     model_file, manifest_file = export_paths(cache_folder, model_id, "fp32")
     problem = export_problem(model_file, manifest_file, weights)
     if problem:
@@ -140,9 +143,10 @@ def export_fp32(location: str, out: Path) -> None:
 
     transformers_logging.disable_progress_bar()
     model = AutoModel.from_pretrained(location).eval()
-    example = tuple(torch.ones((2, 8), dtype=torch.long) for _ in INPUTS)
+    names = model_inputs(model)
+    example = tuple(torch.ones((2, 8), dtype=torch.long) for _ in names)
     batch, length = torch.export.Dim("batch"), torch.export.Dim("length")
-    shapes = {name: {0: batch, 1: length} for name in INPUTS}
+    shapes = {name: {0: batch, 1: length} for name in names}
     logging.getLogger("torch.onnx").setLevel(logging.ERROR)
     with warnings.catch_warnings(), torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
@@ -151,13 +155,25 @@ def export_fp32(location: str, out: Path) -> None:
             example,
             str(out),
             dynamo=True,
-            input_names=list(INPUTS),
+            input_names=list(names),
             output_names=["last_hidden_state"],
             dynamic_shapes=shapes,
             opset_version=OPSET,
             external_data=False,
             verbose=False,
         )
+
+
+def model_inputs(model) -> tuple[str, ...]:
+    """The leading forward() parameters among INPUTS, in order (BERT takes all three, MPNet no token types)."""
+    import inspect
+
+    parameters = list(inspect.signature(model.forward).parameters)
+    names = tuple(name for name in INPUTS if name in parameters)
+    if parameters[: len(names)] != list(names):
+        kind = type(model).__name__
+        raise ConfigError(f"--encoder-backend onnx does not cover {kind}: its first inputs are {parameters[:3]}")
+    return names
 
 
 def quantize_int8(fp32_file: Path, out: Path) -> None:

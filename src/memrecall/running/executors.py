@@ -167,10 +167,12 @@ def _drain(pending) -> None:
 class EncodeActor:
     """A Ray Data actor: loads the encoder once, then encodes one fixed batch per call."""
 
-    def __init__(self, location: str, device: str, onnx_file: str | None = None) -> None:
+    def __init__(
+        self, location: str, device: str, onnx_file: str | None = None, max_seq_length: int | None = None
+    ) -> None:
         from memrecall.encoding.embeddings import load_model
 
-        self.model = load_model(location, device, onnx_file)
+        self.model = load_model(location, device, onnx_file, max_seq_length=max_seq_length)
 
     def __call__(self, batch: dict) -> dict:
         from memrecall.encoding.embeddings import encode_batch

@@ -111,7 +111,7 @@ def harness_options(function: Callable) -> Callable:
             show_default=True,
             help="Long documents: best window of <= 160 words, or encoder truncation.",
         ),
-        click.option("--model", default=None, help="Encoder path or name."),
+        click.option("--model", default=None, help="Encoder folder, name (docs/encoders.md) or hub name."),
         click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder."),
         click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Bootstrap seed (>= 0)."),
         click.option(

@@ -17,7 +17,8 @@ class DenseRetriever(TaskAware):
     """Cosine similarity of encoder vectors; ties keep store order.
 
     `prepare` encodes every document and query of a Task in batches, once, through the
-    encoder's on-disk cache; `index` and `rank` then only look vectors up.
+    encoder's on-disk cache; `index` and `rank` then only look vectors up. Vectors are kept by
+    (role, text sha256): a query and a document with one text differ when the encoder has prompts.
     """
 
     name = "dense"
@@ -25,7 +26,7 @@ class DenseRetriever(TaskAware):
     def __init__(self, encoder: Encoder, show_progress: bool = False) -> None:
         self.encoder = encoder
         self.show_progress = show_progress
-        self._vectors: dict[str, np.ndarray] = {}
+        self._vectors: dict[tuple[str, str], np.ndarray] = {}
         self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.float32)
 
@@ -43,30 +44,35 @@ class DenseRetriever(TaskAware):
 
     def prepare(self, task: PublicTask) -> None:
         """Encode all distinct document and query texts of the task."""
-        texts = [d.text for store in task.stores.values() for d in store] + [q.text for q in task.queries]
-        self.ensure_vectors(texts)
+        documents = [d.text for store in task.stores.values() for d in store]
+        self.ensure_vectors(documents, [q.text for q in task.queries])
 
-    def ensure_vectors(self, texts: Sequence[str]) -> None:
-        """Make sure every text has a vector in memory, encoding the missing ones in batches."""
-        todo = list(dict.fromkeys(t for t in texts if text_sha256(t) not in self._vectors))
+    def ensure_vectors(self, documents: Sequence[str], queries: Sequence[str] = ()) -> None:
+        """Make sure every document and query text has a vector in memory, encoding the missing ones together."""
+        pairs = [("document", t) for t in documents] + [("query", t) for t in queries]
+        todo = list(dict.fromkeys(p for p in pairs if (p[0], text_sha256(p[1])) not in self._vectors))
         if not todo:
             return
         if self.encoder is None:
             raise ConfigError(f"{self.name}: {len(todo)} text(s) were not encoded before ranking moved to a worker")
         with progress_bar(len(todo), f"{self.name}: encoding", self.show_progress, unit="text") as bar:
-            vectors = self.encoder.encode(todo, progress=bar.update)
-        self._vectors.update(zip((text_sha256(t) for t in todo), vectors, strict=True))
+            vectors = self.encoder.encode_pairs(todo, progress=bar.update)
+        self._vectors.update(zip(((role, text_sha256(t)) for role, t in todo), vectors, strict=True))
+
+    def vector(self, role: str, text: str) -> np.ndarray:
+        """The in-memory vector of a text as a query or a document."""
+        return self._vectors[(role, text_sha256(text))]
 
     def similarities(self, query: Query) -> np.ndarray:
         """Cosine of the query against each document of the indexed store, in store order."""
-        self.ensure_vectors([query.text])
-        return self._matrix @ self._vectors[text_sha256(query.text)]
+        self.ensure_vectors((), [query.text])
+        return self._matrix @ self.vector("query", query.text)
 
     def index(self, store: Sequence[Document]) -> None:
         """Stack the store's vectors into a matrix."""
         self.ensure_vectors([d.text for d in store])
         self._ids = [d.id for d in store]
-        self._matrix = np.stack([self._vectors[text_sha256(d.text)] for d in store]) if store else self._matrix
+        self._matrix = np.stack([self.vector("document", d.text) for d in store]) if store else self._matrix
 
     def rank(self, query: Query) -> Ranking:
         """Best cosine first."""

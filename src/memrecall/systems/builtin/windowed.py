@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from memrecall.data.model import Document, PublicTask, Query
-from memrecall.encoding.embeddings import Encoder, text_sha256
+from memrecall.encoding.embeddings import Encoder
 from memrecall.systems.builtin.dense import DenseRetriever
 
 WINDOW_WORDS = 160
@@ -61,7 +61,7 @@ class WindowedDenseRetriever(DenseRetriever):
     def prepare(self, task: PublicTask) -> None:
         """Encode every window of every document, and every query, once."""
         windows = [w for store in task.stores.values() for d in store for w in split_windows(d.text, self.window_words)]
-        self.ensure_vectors(windows + [q.text for q in task.queries])
+        self.ensure_vectors(windows, [q.text for q in task.queries])
 
     def index(self, store: Sequence[Document]) -> None:
         """Stack window vectors; remember where each document's windows start."""
@@ -70,11 +70,11 @@ class WindowedDenseRetriever(DenseRetriever):
         self._ids = [d.id for d in store]
         counts = [len(w) for w in per_doc]
         self._offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if counts else self._offsets
-        flat = [self._vectors[text_sha256(w)] for windows in per_doc for w in windows]
+        flat = [self.vector("document", w) for windows in per_doc for w in windows]
         self._matrix = np.stack(flat) if flat else self._matrix
 
     def similarities(self, query: Query) -> np.ndarray:
         """Best window cosine per document, in store order."""
-        self.ensure_vectors([query.text])
-        window_scores = self._matrix @ self._vectors[text_sha256(query.text)]
+        self.ensure_vectors((), [query.text])
+        window_scores = self._matrix @ self.vector("query", query.text)
         return np.maximum.reduceat(window_scores, self._offsets)
