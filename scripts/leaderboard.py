@@ -134,7 +134,7 @@ def rescore(site: Path, locomo: Path) -> None:
     from memrecall.data.rankings import rankings_rows, read_rankings_file
     from memrecall.io import write_json, write_jsonl
     from memrecall.reports.content import make_report
-    from memrecall.reports.leaderboard.entries import rankings_beside
+    from memrecall.reports.leaderboard.entries import rankings_beside_report
     from memrecall.reports.proof.replay import replay_content, replayed_runs
     from memrecall.reports.query_scores import scores_rows, write_scores
     from memrecall.scoring.depth import at_depth
@@ -144,7 +144,7 @@ def rescore(site: Path, locomo: Path) -> None:
         report = json.loads(path.read_text(encoding="utf-8"))
         content = report["content"]
         data = locomo if content["benchmark"].startswith("locomo") else release_for(content["task"]["source_sha256"])
-        source = rankings_beside(path, stem)
+        source = rankings_beside_report(path)
         bench, loaded, runs = replayed_runs(report, [source], data)
         ((name, rankings),) = runs
         depth = bench.scoring().depth

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -21,8 +22,10 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
     folders = [ENTRIES / "locomo", ENTRIES / "locomo-turn"]
     assert all(f.is_dir() for f in folders)
     for folder in folders:
-        for path in sorted(folder.glob("*.rankings.jsonl")):
-            for line in path.read_text().splitlines():
+        rankings = sorted(folder.glob("*.rankings.jsonl.gz"))
+        assert len(rankings) == 24 and not list(folder.glob("*.rankings.jsonl")), folder
+        for path in rankings:
+            for line in gzip.decompress(path.read_bytes()).decode("utf-8").splitlines():
                 row = json.loads(line)
                 assert sorted(row) == ["query_id", "ranked_ids", "store_id"], path
                 assert all(":" in i or i.startswith("session_") for i in row["ranked_ids"][:3]), path
@@ -31,3 +34,13 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
                 row = json.loads(line)
                 assert sorted(row) == ["group", "query_id", "values"] and row["group"] is None, path
                 assert all(isinstance(v, float) for v in row["values"].values()), path
+
+
+def test_committed_rankings_are_deterministic_gzip_at_the_scoring_depth():
+    for path in sorted(ENTRIES.rglob("*.rankings.jsonl.gz")):
+        data = path.read_bytes()
+        # gzip header: deflate, no file name or other flags, mtime 0, maximum compression, no OS named
+        assert data[:10] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff", path
+        if path.parent.name.startswith("locomo"):
+            rows = [json.loads(line) for line in gzip.decompress(data).decode("utf-8").splitlines()]
+            assert max(len(r["ranked_ids"]) for r in rows) == 10, path

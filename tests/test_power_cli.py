@@ -78,9 +78,9 @@ def test_rankings_given_in_order_are_used_and_checked(tmp_path):
         report("dense"),
         report("gated"),
         "--rankings",
-        V2 / "dense.rankings.jsonl",
+        V2 / "dense.rankings.jsonl.gz",
         "--rankings",
-        V2 / "gated.rankings.jsonl",
+        V2 / "gated.rankings.jsonl.gz",
         "--grouping",
         "overall",
     )
@@ -91,15 +91,15 @@ def test_rankings_given_in_order_are_used_and_checked(tmp_path):
         report("dense"),
         report("gated"),
         "--rankings",
-        V2 / "gated.rankings.jsonl",
+        V2 / "gated.rankings.jsonl.gz",
         "--rankings",
-        V2 / "dense.rankings.jsonl",
+        V2 / "dense.rankings.jsonl.gz",
         "--output",
         tmp_path / "x.json",
     )
     assert swapped.exit_code == 1
     assert swapped.output.strip().splitlines()[-1] == (
-        f"error: {V2 / 'gated.rankings.jsonl'}: not the rankings {report('dense')} was made from "
+        f"error: {V2 / 'gated.rankings.jsonl.gz'}: not the rankings {report('dense')} was made from "
         "(its rankings_sha256 differs)"
     )
     assert not (tmp_path / "x.json").exists()

@@ -16,7 +16,7 @@ from memrecall.errors import ConfigError, UsageError, short
 from memrecall.reports.content import shape_problem
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.replay import load_for, match_rankings
-from memrecall.reports.rankings_files import checked_runs
+from memrecall.reports.rankings_files import checked_runs, rankings_beside
 from memrecall.scoring.metrics import parse_metric
 from memrecall.scoring.policy import grouping_name, in_headline, per_query_values
 
@@ -79,13 +79,13 @@ def rankings_for(paths: Sequence[Path], reports: Sequence[dict], given: Sequence
         return out
     out = []
     for path, system_names in zip(paths, names, strict=True):
-        beside = Path(path).with_name(Path(path).name.removesuffix(REPORT_SUFFIX) + ".rankings.jsonl")
-        if len(system_names) != 1 or not Path(path).name.endswith(REPORT_SUFFIX) or not beside.is_file():
+        beside = rankings_beside(Path(path)) if Path(path).name.endswith(REPORT_SUFFIX) else []
+        if len(system_names) != 1 or len(beside) != 1:
             raise UsageError(
-                f"{path}: no rankings beside it (a one-system NAME{REPORT_SUFFIX} with NAME.rankings.jsonl, as in "
-                "the leaderboard's entries); give --rankings once per system"
+                f"{path}: no rankings beside it (a one-system NAME{REPORT_SUFFIX} with one NAME.rankings.jsonl(.gz), "
+                "as in the leaderboard's entries); give --rankings once per system"
             )
-        out.append([beside])
+        out.append(beside)
     return out
 
 

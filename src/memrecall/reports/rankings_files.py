@@ -71,3 +71,12 @@ def _parses(line: str) -> bool:
     except json.JSONDecodeError:
         return False
     return True
+
+
+RANKINGS_BESIDE = (".rankings.jsonl.gz", ".rankings.jsonl")  # as the leaderboard's entries store them
+
+
+def rankings_beside(report: Path) -> list[Path]:
+    """The rankings files beside a NAME.report.json: NAME.rankings.jsonl.gz and/or NAME.rankings.jsonl."""
+    stem = Path(report).name.removesuffix(".report.json")
+    return [p for p in (Path(report).with_name(stem + suffix) for suffix in RANKINGS_BESIDE) if p.is_file()]

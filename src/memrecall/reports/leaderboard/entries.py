@@ -16,6 +16,7 @@ from memrecall.reports.content import shape_problem
 from memrecall.reports.proof.identity import isolation
 from memrecall.reports.proof.verification import Check, report_state, verify_report
 from memrecall.reports.query_scores import read_scores, scores_rows
+from memrecall.reports.rankings_files import rankings_beside
 
 BUNDLED = (("epirec", Path("data") / "epirec_v2.json"), ("epirec", Path("data") / "epirec_v1.json"))
 
@@ -104,7 +105,7 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
     if problem:
         raise DatasetError(str(path), "", problem)
     stem = path.name.removesuffix(".report.json")
-    rankings = rankings_beside(path, stem)
+    rankings = rankings_beside_report(path)
     bench = get_benchmark(content["benchmark"])
     found = data.get((bench.name, content["task"]["source_sha256"]))
     name = content["system_order"][0]
@@ -119,13 +120,10 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
     return entry
 
 
-def rankings_beside(path: Path, stem: str) -> Path:
-    """SYSTEM.rankings.jsonl.gz (as the committed leaderboard stores them) or SYSTEM.rankings.jsonl beside a report."""
-    found = [
-        p
-        for p in (path.with_name(f"{stem}.rankings.jsonl.gz"), path.with_name(f"{stem}.rankings.jsonl"))
-        if p.is_file()
-    ]
+def rankings_beside_report(path: Path) -> Path:
+    """The one rankings file beside a report (see reports.rankings_files.rankings_beside); an error otherwise."""
+    found = rankings_beside(path)
+    stem = path.name.removesuffix(".report.json")
     if not found:
         raise DatasetError(str(path), "", f"its rankings file {stem}.rankings.jsonl(.gz) is not beside it")
     if len(found) > 1:
