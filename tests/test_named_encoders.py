@@ -99,10 +99,14 @@ def test_embeddinggemma_puts_its_prompts_in_vectors_cache_keys_and_identity(tmp_
 def test_minilm_by_name_has_the_default_identity(tmp_path, monkeypatch):
     monkeypatch.delenv(MODEL_ENV, raising=False)
     by_name, default = Encoder(resolve_model("minilm"), tmp_path), Encoder(resolve_model(), tmp_path)
-    assert by_name.describe() == default.describe() == {
-        "id": "sentence-transformers/all-MiniLM-L6-v2",
-        "weights_sha256": "7e54b3bcd8c7bda9db9a2e9fd628eb4b5898c0f92beb31ee98c10af5034306d8",
-    }
+    assert (
+        by_name.describe()
+        == default.describe()
+        == {
+            "id": "sentence-transformers/all-MiniLM-L6-v2",
+            "weights_sha256": "7e54b3bcd8c7bda9db9a2e9fd628eb4b5898c0f92beb31ee98c10af5034306d8",
+        }
+    )
     assert by_name.cache_key == default.cache_key == "sentence-transformers/all-MiniLM-L6-v2@7e54b3bcd8c7bda9"
 
 

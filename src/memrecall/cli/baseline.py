@@ -16,13 +16,11 @@ from memrecall.cli.common import (
     metrics_option,
     new_plan,
     output_options,
-    rankings_format_option,
-    rankings_suffix,
     report_line,
     sign_option,
-    write_rankings,
     write_report,
 )
+from memrecall.cli.rankings_export import rankings_format_option, rankings_suffix, write_rankings
 
 
 @click.command()

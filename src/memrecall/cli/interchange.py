@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import new_plan, population_option
+from memrecall.cli.common import new_plan
+from memrecall.cli.rankings_export import population_option
 
 
 @click.command()

@@ -26,7 +26,7 @@ import click
     help="A public key you trust (NAME.pub), repeatable: a signed row must be signed by one of them.",
 )
 def leaderboard(folder, out, data_values, keys) -> None:
-    """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl and
+    """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl(.gz) and
     SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
     from memrecall.cli.common import new_plan
     from memrecall.io import atomic_write_bytes

@@ -26,7 +26,7 @@ def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -
     "--rankings",
     multiple=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Rankings, one file per system in the reports' order (repeat) [default: NAME.rankings.jsonl beside each "
+    help="Rankings, one file per system in the reports' order (repeat) [default: NAME.rankings.jsonl(.gz) beside each "
     "one-system NAME.report.json, as the leaderboard's entries hold them]. Each must be the one its report names.",
 )
 @click.option(

@@ -9,7 +9,6 @@ import click
 
 from memrecall.cli.common import (
     bootstrap_options,
-    check_trec_ids,
     data_input,
     encoder_options,
     executor_options,
@@ -20,13 +19,16 @@ from memrecall.cli.common import (
     output_options,
     plugin_inputs,
     plugin_sign_option,
-    population_option,
-    rankings_format_option,
     report_line,
     system_spec_option,
+    write_report,
+)
+from memrecall.cli.rankings_export import (
+    check_trec_ids,
+    population_option,
+    rankings_format_option,
     trec_population,
     write_rankings,
-    write_report,
 )
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, check_pass_env
 

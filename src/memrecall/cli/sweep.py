@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, encoder_options, metrics_option, rankings_format_option
+from memrecall.cli.common import bootstrap_options, encoder_options, metrics_option
+from memrecall.cli.rankings_export import rankings_format_option
 
 
 @click.command()

@@ -15,12 +15,9 @@ from memrecall.cli.common import (
     executor_options,
     make_executor_from,
     metrics_option,
-    population_option,
-    rankings_format_option,
-    rankings_suffix,
     sign_option,
-    trec_population,
 )
+from memrecall.cli.rankings_export import population_option, rankings_format_option, rankings_suffix, trec_population
 
 
 def _int_list(text: str) -> list[int]:
@@ -143,14 +140,8 @@ def harness_options(function: Callable) -> Callable:
 
 def run_and_print(benchmark, loaded, options, params: dict, title: str, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
-    from memrecall.cli.common import (
-        all_per_query,
-        check_trec_ids,
-        finish_outputs,
-        report_line,
-        write_rankings,
-        write_report,
-    )
+    from memrecall.cli.common import all_per_query, finish_outputs, report_line, write_report
+    from memrecall.cli.rankings_export import check_trec_ids, write_rankings
     from memrecall.reports.exports.tables import harness_rows, print_table, results_table
     from memrecall.reports.notes import report_notes
     from memrecall.running.harness import coverage_failures, run_harness
