@@ -8,6 +8,8 @@ from typing import Any
 from memrecall.data.official import official_note
 from memrecall.scoring.policy import TRIVIAL_KEY
 
+EVERY_STORE = "k reaches every store"
+
 
 def trivial_text(cell: Any, n: Any) -> str:
     """`k reaches every store`, `k reaches the store for 12 of 200`, or "" (no count, or none trivial)."""
@@ -15,7 +17,7 @@ def trivial_text(cell: Any, n: Any) -> str:
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
         return ""
     if count == n:
-        return "k reaches every store"
+        return EVERY_STORE
     return f"k reaches the store for {count} of {n}"
 
 

@@ -128,9 +128,12 @@ def per_query_values(
     uncut = [i for i, m in enumerate(metrics) if m.k is None]
     if depth is None or not uncut:
         return _values(scored, rankings, metrics)
-    values = _values(scored, rankings, metrics)
     cut = {q.id: at_depth(rankings[q.id], depth) for q in scored}
+    values = np.empty((len(metrics), len(scored)), dtype=np.float64)
     values[uncut] = _values(scored, cut, [metrics[i] for i in uncut])
+    own = [i for i in range(len(metrics)) if i not in set(uncut)]  # a cut-off k reads its own k
+    if own:
+        values[own] = _values(scored, rankings, [metrics[i] for i in own])
     return values
 
 

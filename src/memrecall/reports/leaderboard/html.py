@@ -11,7 +11,7 @@ from memrecall.reports.leaderboard.cards import badge, card_page, card_path, cod
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
 from memrecall.reports.leaderboard.tables import ALPHA, DETECTABLE_NOTE, Table, detectable_heading, ranking_groups
-from memrecall.reports.notes import report_notes
+from memrecall.reports.notes import EVERY_STORE, report_notes
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
@@ -52,7 +52,7 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
     text = f'{cell["value"]:.3f}<span class="ci">[{cell["ci_low"]:.2f}, {cell["ci_high"]:.2f}]</span>'
     trivial = table.trivial(entry, group, metric)
     if trivial:
-        kind = "trivial all" if trivial == "k reaches every store" else "trivial"
+        kind = "trivial all" if trivial == EVERY_STORE else "trivial"
         text += f'<span class="{kind}">{html_text(trivial)}</span>'
     versus = table.versus.get((entry.system, group)) if tested and metric == table.primary else None
     if versus is not None and versus.best:
