@@ -1,6 +1,7 @@
 """The committed leaderboard in docs/leaderboard/, in one command each way.
 
-    python scripts/leaderboard.py sweep [--systems A,B] [--locomo PATH]   rerun systems, then rebuild the page
+    python scripts/leaderboard.py sweep [--systems A,B] [--model NAME] [--benchmarks B,C] [--locomo PATH]
+                                                                          rerun systems, then rebuild the page
     python scripts/leaderboard.py rescore [--locomo PATH]                 score committed entries again from their
                                                                           rankings (nothing rerun), then rebuild
     python scripts/leaderboard.py build                                   rebuild the page (and README's EpiRec v2
@@ -9,8 +10,12 @@
                                                                           byte of difference (what CI runs)
 
 `sweep` runs every registered system (built-ins, then installed adapters) unless --systems names some, on
-EpiRec v2, EpiRec v1.0, LoCoMo session and LoCoMo turn, and replaces those pairs' files under
-docs/leaderboard/entries/. `build` and `check` never run a system and never read LoCoMo: entries are replayed
+EpiRec v2, EpiRec v1.0, LoCoMo session, LoCoMo turn and the generated LongMemEval file (LONGMEMEVAL_ARGS, made
+afresh in a temporary folder: the generator is seeded, so it is the same file on every machine) unless
+--benchmarks names some, and replaces those pairs' files under docs/leaderboard/entries/. `--model NAME` runs the
+dense systems with that encoder (their files are SYSTEM.NAME.*) and lets the pairs share one embedding cache, so
+each text is encoded once per encoder: the first pair's cost is cold, the rest warm, and each says so.
+`build` and `check` never run a system and never read LoCoMo: entries are replayed
 only against the bundled EpiRec releases, so the page is the same on any checkout.
 """
 
@@ -28,7 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs" / "leaderboard"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
-BENCHMARKS = "epirec,epirec-v1,locomo,locomo-turn"
+BENCHMARKS = "epirec,epirec-v1,locomo,locomo-turn,longmemeval"
+GENERATOR = ROOT / "benchmarks" / "generate_longmemeval.py"
+LONGMEMEVAL_ARGS = ("--questions", "50", "--sessions", "10", "--turns", "4", "--assistant-words", "80", "--seed", "7")
 GENERATED = ("index.html", "cards", "figures", "summary.md", "summary.csv", "summary.tex")
 READMES = ("README.md", "README.ko.md", "README.zh-CN.md")
 README_TABLE = "epirec-2-0"
@@ -80,30 +87,27 @@ def write_readmes(entries: Path) -> None:
         atomic_write_text(path, text)
 
 
-def sweep(systems: str | None, locomo: Path) -> None:
+def generated_longmemeval(folder: Path) -> Path:
+    """The leaderboard's generated LongMemEval file, written into `folder` (seeded: byte-identical everywhere)."""
+    path = folder / "longmemeval_generated.json"
+    subprocess.run([sys.executable, str(GENERATOR), "--out", str(path), *LONGMEMEVAL_ARGS], cwd=ROOT, check=True)
+    return path
+
+
+def sweep(systems: str | None, locomo: Path, model: str | None = None, benchmarks: str = BENCHMARKS) -> None:
     """Rerun systems into a scratch folder, move their pair files into entries/, then rebuild."""
     from memrecall.systems.registry import registered_names
 
     names = systems or ",".join(registered_names())
+    chosen = benchmarks.split(",")
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "sweep"
-        data = ["--data", f"locomo={locomo}", "--data", f"locomo-turn={locomo}"]
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "memrecall",
-                "sweep",
-                "--systems",
-                names,
-                "--benchmarks",
-                BENCHMARKS,
-                *data,
-                "--out",
-                str(out),
-            ],
-            cwd=ROOT,
-        )
+        data = [arg for b in ("locomo", "locomo-turn") if b in chosen for arg in ("--data", f"{b}={locomo}")]
+        if "longmemeval" in chosen:
+            data += ["--data", f"longmemeval={generated_longmemeval(Path(scratch))}"]
+        shared = ["--model", model, "--cache-dir", str(Path(scratch) / "cache")] if model else []
+        command = ["sweep", "--systems", names, "--benchmarks", benchmarks, *data, *shared, "--out", str(out)]
+        done = subprocess.run([sys.executable, "-m", "memrecall", *command], cwd=ROOT)
         for path in sorted(out.glob("*/*.*")):
             target = SITE / "entries" / path.parent.name / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -123,6 +127,15 @@ def release_for(sha256: str) -> Path | None:
     return bundled_release(name) if name else None
 
 
+def data_for(content: dict, locomo: Path, generated: Path) -> Path | None:
+    """The data file an entry was run on: the LoCoMo release, the generated LongMemEval file or a bundled EpiRec."""
+    if content["benchmark"].startswith("locomo"):
+        return locomo
+    if content["benchmark"].startswith("longmemeval"):
+        return generated
+    return release_for(content["task"]["source_sha256"])
+
+
 def rescore(site: Path, locomo: Path) -> None:
     """Score every committed entry again from its own rankings under this checkout's scoring rules, then rebuild.
 
@@ -139,11 +152,13 @@ def rescore(site: Path, locomo: Path) -> None:
     from memrecall.reports.query_scores import scores_rows, write_scores
     from memrecall.scoring.depth import at_depth
 
+    scratch = tempfile.TemporaryDirectory()
+    generated = generated_longmemeval(Path(scratch.name))
     for path in sorted((site / "entries").rglob("*.report.json")):
         stem = path.name.removesuffix(".report.json")
         report = json.loads(path.read_text(encoding="utf-8"))
         content = report["content"]
-        data = locomo if content["benchmark"].startswith("locomo") else release_for(content["task"]["source_sha256"])
+        data = data_for(content, locomo, generated)
         source = rankings_beside_report(path)
         bench, loaded, runs = replayed_runs(report, [source], data)
         ((name, rankings),) = runs
@@ -160,6 +175,7 @@ def rescore(site: Path, locomo: Path) -> None:
         text = read_rankings_file(stored)[0]
         write_scores(path.with_name(f"{stem}.scores.jsonl"), scores_rows(bench, loaded, fresh, text))
         print(f"rescored {path.relative_to(site)} ({name}): {fresh['content_sha256'][:12]}")
+    scratch.cleanup()
     build(site)
     if site == SITE:
         write_readmes(site / "entries")
@@ -209,6 +225,8 @@ def main() -> int:
     run = sub.add_parser("sweep", help="rerun systems, then rebuild")
     run.add_argument("--systems", default=None, help="comma list [default: every registered system]")
     run.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
+    run.add_argument("--model", default=None, help="the dense systems' encoder (docs/encoders.md) [default: minilm]")
+    run.add_argument("--benchmarks", default=BENCHMARKS, help=f"comma list [default: {BENCHMARKS}]")
     again = sub.add_parser("rescore", help="score committed entries again from their rankings, then rebuild")
     again.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
     again.add_argument("--site", type=Path, default=SITE, help="the leaderboard folder [default: docs/leaderboard]")
@@ -216,7 +234,7 @@ def main() -> int:
     sub.add_parser("check", help="fail if a rebuild differs from docs/leaderboard/")
     args = parser.parse_args()
     if args.command == "sweep":
-        sweep(args.systems, args.locomo)
+        sweep(args.systems, args.locomo, args.model, args.benchmarks)
     elif args.command == "rescore":
         rescore(args.site, args.locomo)
     elif args.command == "build":

@@ -48,6 +48,20 @@ def query(text: str, targets=("a",), query_id: str = "q") -> JudgedQuery:
     return JudgedQuery(query_id, "s", text, datetime(2025, 2, 1, tzinfo=UTC), frozenset(targets))
 
 
+FETCHED_BY_TESTS = ("potion-8m", "mpnet")
+
+
+@pytest.fixture(scope="session")
+def fetched():
+    """Fetch the encoders the tests need (potion-8m, mpnet) into the models folder when they are not there."""
+    from memrecall.encoding.fetch import fetch
+    from memrecall.encoding.registry import model_folder, named
+
+    for name in FETCHED_BY_TESTS:
+        if not model_folder(named(name)).is_dir():
+            fetch(named(name))
+
+
 @pytest.fixture(scope="session")
 def onnx_cache(tmp_path_factory) -> Path:
     """A cache folder holding the bundled MiniLM's fp32 and int8 ONNX exports, made once per test session."""

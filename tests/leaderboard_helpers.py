@@ -40,3 +40,16 @@ def build(entries: Path, site: Path, *data: str) -> dict[str, bytes]:
         for p in sorted(site.rglob("*"))
         if p.is_file() and entries not in p.parents
     }
+
+
+def mixed_encoder_entries(folder: Path) -> Path:
+    """fts5 and dense on the default encoder, then dense and hybrid with potion-8m sharing one cache, on the mini
+    EpiRec, swept into folder/entries (the potion pairs' files are SYSTEM.potion-8m.*)."""
+    entries = folder / "entries"
+    common = ("--benchmarks", "epirec", "--data", f"epirec={MINI_RELEASE}", "--out", entries, "--resamples", "200")
+    result = run("sweep", "--systems", "fts5,dense", *common, "--quiet")
+    assert result.exit_code == 0, result.output
+    shared = ("--model", "potion-8m", "--cache-dir", folder / "cache")
+    result = run("sweep", "--systems", "dense,hybrid", *common, *shared, "--quiet")
+    assert result.exit_code == 0, result.output
+    return entries

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 
 import numpy as np
 import pytest
-from leaderboard_helpers import DATA, build, swept_entries
+from leaderboard_helpers import DATA, build, mixed_encoder_entries, swept_entries
 
 from memrecall.reports.leaderboard.entries import load_data, read_entries
 from memrecall.reports.leaderboard.tables import build_tables
@@ -65,16 +65,41 @@ def small_site(tmp_path_factory):
     return folder, entries
 
 
+@pytest.fixture(scope="module")
+def encoder_site(tmp_path_factory, fetched):  # fetched (conftest): potion-8m is in the models folder
+    folder = tmp_path_factory.mktemp("browser-encoders")
+    entries = mixed_encoder_entries(folder)
+    build(entries, folder, *DATA)
+    return folder, entries
+
+
 def expected_rows(entries: Path) -> dict[str, list[str]]:
-    """Table id -> the systems it must list, from the entries themselves."""
+    """Table id -> the row keys it must list, from the entries themselves."""
     out = {}
     for table in build_tables(read_entries(entries, load_data({}))):
-        out[f"{table.slug}-main"] = sorted(e.system for e in table.rows)
+        out[f"{table.slug}-main"] = sorted(e.row for e in table.rows)
         if table.oracle:
-            out[f"{table.slug}-oracle"] = sorted(e.system for e in table.oracle)
+            out[f"{table.slug}-oracle"] = sorted(e.row for e in table.oracle)
         if table.apart:
-            out[f"{table.slug}-apart"] = sorted(e.system for e, _ in table.apart)
+            out[f"{table.slug}-apart"] = sorted(e.row for e, _ in table.apart)
     return out
+
+
+def check_filters(page, entries: Path) -> None:
+    """Each encoder filter: unticking one encoder hides exactly its rows; ticking it again shows every row."""
+    encoders = {e.row: e.encoder.name for t in build_tables(read_entries(entries, load_data({}))) for e in t.rows}
+    for filter_id in page.eval_on_selector_all("p.filter", "ps => ps.map(p => p.dataset.table)"):
+        rows = f"#{filter_id} tbody tr"
+        for name in page.eval_on_selector_all(
+            f'p.filter[data-table="{filter_id}"] input', "bs => bs.map(b => b.value)"
+        ):
+            box = f'p.filter[data-table="{filter_id}"] input[value="{name}"]'
+            page.uncheck(box)
+            shown = page.eval_on_selector_all(rows, "rs => rs.filter(r => !r.hidden).map(r => r.dataset.system)")
+            every = page.eval_on_selector_all(rows, "rs => rs.map(r => r.dataset.system)")
+            assert sorted(shown) == sorted(r for r in every if encoders[r] != name), (filter_id, name)
+            page.check(box)
+            assert page.eval_on_selector_all(rows, "rs => rs.filter(r => r.hidden).length") == 0
 
 
 def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
@@ -101,13 +126,14 @@ def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
     page.click(f"#{main} thead th:nth-child(2)")
     ascending = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
     assert ascending == sorted(before) and ascending != descending
-    page.click(f"#{main} thead th:nth-child(4)")
-    values = page.eval_on_selector_all(f"{names} td:nth-child(4)", "cells => cells.map(c => Number(c.dataset.sort))")
+    page.click(f"#{main} thead th:nth-child(5)")  # the first metric (after #, system, encoder, state)
+    values = page.eval_on_selector_all(f"{names} td:nth-child(5)", "cells => cells.map(c => Number(c.dataset.sort))")
     assert values == sorted(values, reverse=True)
     page.click(f"#{main} thead th:nth-child(1)")
     page.click(f"#{main} thead th:nth-child(1)")
     numbered = page.eval_on_selector_all(names, "rows => rows.map(r => r.dataset.system)")
     assert numbered == before  # ascending on "#" restores the page's best-first order
+    check_filters(page, entries)
 
     pages = [site / "index.html", *sorted((site / "cards").rglob("*.html"))[:3]]
     for html_page in pages:
@@ -133,6 +159,15 @@ def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
 def test_the_small_site_works_in_chromium(browser, small_site, tmp_path):
     site, entries = small_site
     check_page(browser, site, entries, tmp_path / "small.png")
+
+
+def test_a_site_with_two_encoders_filters_its_rows_in_chromium(browser, encoder_site, tmp_path):
+    site, entries = encoder_site
+    page = browser.new_page()
+    page.goto((site / "index.html").as_uri())
+    assert page.eval_on_selector_all("p.filter", "ps => ps.length") == 1  # the check below is not vacuous
+    page.close()
+    check_page(browser, site, entries, tmp_path / "encoders.png")
 
 
 def test_the_committed_leaderboard_works_in_chromium(browser, tmp_path):

@@ -12,22 +12,11 @@ from conftest import MINI_RELEASE, run
 
 from memrecall.encoding.backends import EncoderBackend
 from memrecall.encoding.embeddings import Encoder, load_sentence_model
-from memrecall.encoding.registry import MODELS_ENV, locate, model_folder, named, registry
+from memrecall.encoding.registry import MODELS_ENV, locate, named, registry
 from memrecall.encoding.sources import MODEL_ENV, resolve_model
 from memrecall.errors import ConfigError
 
 TEXTS = ["What did I order at the ramen place?", "That evening by the water still comes back to me.", "Tax forms."]
-FETCHED_BY_TESTS = ("potion-8m", "mpnet")
-
-
-@pytest.fixture(scope="session")
-def fetched():
-    """Fetch the encoders the tests need (potion-8m, mpnet) into the models folder when they are not there."""
-    from memrecall.encoding.fetch import fetch
-
-    for name in FETCHED_BY_TESTS:
-        if not model_folder(named(name)).is_dir():
-            fetch(named(name))
 
 
 def folder_or_skip(name: str):

@@ -37,6 +37,19 @@ from memrecall.cli.rankings_export import rankings_format_option
     required=True,
     help="Folder: OUT/BENCHMARK/SYSTEM.{report.json,rankings.jsonl,scores.jsonl} and OUT/summary.{md,csv,tex}.",
 )
+@click.option(
+    "--model",
+    default=None,
+    help="The dense systems' encoder for every pair (a name from docs/encoders.md or a folder); adapters keep "
+    "their own. Output files are then OUT/BENCHMARK/SYSTEM.MODEL.* [default: each system's default encoder].",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="One embedding cache every pair shares (encode once per text, not once per pair); each pair's cost is "
+    "then warm after the first and its env says how many texts it encoded [default: an empty cache per pair].",
+)
 @rankings_format_option
 @bootstrap_options
 @metrics_option
@@ -47,6 +60,8 @@ def sweep(
     benchmarks_text,
     data_values,
     out,
+    model,
+    cache_dir,
     rankings_format,
     seed,
     resamples,
@@ -67,12 +82,15 @@ def sweep(
     from memrecall.running.sweep import sweep as run_sweep
 
     systems = comma_list(systems_text, "--systems")
+    encoder = model_label(model)
     entries = sweep_benchmarks(comma_list(benchmarks_text, "--benchmarks"), parse_data_options(data_values))
     planned = {
-        f"{e.name}/{s}": list(output_paths(out, s, e.name, rankings_format).values()) for e in entries for s in systems
+        f"{e.name}/{s}": list(output_paths(out, s, e.name, rankings_format, encoder).values())
+        for e in entries
+        for s in systems
     }
     summary = {kind: out / f"summary.{kind}" for kind in ("md", "csv", "tex")}
-    plan = new_plan()
+    plan = new_plan(cache_dir, writes_cache=True) if cache_dir else new_plan()
     for entry in entries:
         data_input(plan, entry.data)
     for label, paths in planned.items():
@@ -83,10 +101,15 @@ def sweep(
     plan.check()
     extra = ["--metrics", ",".join(metrics)] if metrics else []
     extra += ["--encoder-backend", encoder_backend, "--precision", precision]
+    extra += ["--model", model] if model else []
     say = (lambda _: None) if quiet else click.echo
     with tempfile.TemporaryDirectory(prefix="memrecall-sweep-cache-") as seed_folder:
-        cache_seed = onnx_cache_seed(Path(seed_folder), precision) if encoder_backend == "onnx" else None
-        outcomes = run_sweep(systems, entries, out, seed, resamples, extra, say, rankings_format, cache_seed)
+        onnx = encoder_backend == "onnx" and not cache_dir  # a shared cache gets the export from its first pair
+        cache_seed = onnx_cache_seed(Path(seed_folder), precision) if onnx else None
+        shared = plan.stores[0].path if cache_dir else None
+        outcomes = run_sweep(
+            systems, entries, out, seed, resamples, extra, say, rankings_format, cache_seed, shared, encoder
+        )
     rows = summary_rows(outcomes)
     atomic_write_text(summary["md"], markdown_summary(rows))
     atomic_write_text(summary["csv"], csv_summary(rows))
@@ -97,6 +120,16 @@ def sweep(
         click.echo(f"failed: {outcome.entry} / {outcome.system}: {outcome.error}", err=True)
     if failed:
         raise SystemExit(1)
+
+
+def model_label(model: str | None) -> str | None:
+    """The encoder part of output names for --model: its registry name, or its folder's name; None without it."""
+    if not model:
+        return None
+    from memrecall.encoding.sources import resolve_model
+
+    source = resolve_model(model)  # a name whose folder is missing is one line naming the fetch command
+    return source.name or Path(source.location).name
 
 
 def onnx_cache_seed(folder: Path, precision: str) -> Path:

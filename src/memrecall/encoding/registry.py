@@ -59,6 +59,11 @@ def registry() -> dict[str, EncoderSpec]:
     }
 
 
+def default_name() -> str:
+    """The registry's default encoder name (what runs without --model)."""
+    return str(json.loads(REGISTRY_FILE.read_text(encoding="utf-8"))["default"])
+
+
 def named(name: str) -> EncoderSpec:
     """The registry entry called `name`; ConfigError naming the known ones otherwise."""
     try:

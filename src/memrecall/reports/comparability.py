@@ -18,8 +18,15 @@ REPRESENTATIONS = {
 }
 
 
+SUBJECT = ("encoder", "dense_policy")  # what a row measures, not where: a leaderboard table ranks rows across them
+
+
 def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_policy: str | None) -> dict:
-    """The manifest of a report's content: split commitment, protocol, representation, k, denominators, encoder."""
+    """The manifest of a report's content: split commitment, protocol, representation, k, denominators, encoder.
+
+    The encoder is the report's own (`model`, a baseline's) or else the signed claim of its first system
+    (`systems.NAME.encoder`, a run's); None for a ranking no memrecall encoder made.
+    """
     dataset = content.get("dataset") or {}
     kind = dataset.get("kind") if isinstance(dataset, dict) else None
     task = content["task"]
@@ -49,9 +56,21 @@ def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_polic
             "left_out_of_headline": results.get("left_out_of_headline", {}),
             "without_targets": results.get("n_without_targets", 0),
         },
-        "encoder": content.get("model"),
+        "encoder": content.get("model") or first_system_encoder(content),
         "dense_policy": dense_policy,
     }
+
+
+def first_system_encoder(content: Mapping[str, Any]) -> dict | None:
+    """The encoder the report's first system claims in signed content, or None."""
+    order = content.get("system_order") or []
+    systems = content.get("systems") or {}
+    return systems.get(order[0], {}).get("encoder") if order and isinstance(systems, dict) else None
+
+
+def conditions(fields: Mapping[str, Any]) -> dict:
+    """A manifest without its SUBJECT fields: where the numbers were measured, which rows must share."""
+    return {k: v for k, v in fields.items() if k not in SUBJECT}
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

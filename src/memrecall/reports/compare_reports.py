@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memrecall.data.jsonfile import read_json
 from memrecall.errors import ConfigError
-from memrecall.reports.comparability import manifest, mismatches
+from memrecall.reports.comparability import conditions, first_system_encoder, manifest, mismatches
 from memrecall.reports.content import LAYOUTS, environment, make_report, shape_problem
 from memrecall.reports.proof.fingerprint import report_fingerprint
 
@@ -44,8 +44,7 @@ def compare_reports(paths: Sequence[Path]) -> dict:
         elif uses_encoder(reports[0]) and uses_encoder(report):
             fields = mismatches(base, other)
         else:
-            fields = mismatches(_without_encoder(base), _without_encoder(other))
-        fields += encoder_claims_differ(reports[0], report)
+            fields = mismatches(conditions(base), conditions(other))  # an encoder binds only two that use one
         differences += [{"report": str(path), "field": f, "first": a, "this": b} for f, a, b in fields]
     like = not differences
     content = {
@@ -83,22 +82,14 @@ def report_manifest(report: dict) -> dict | None:
 
 
 def uses_encoder(report: dict) -> bool:
-    """True when any strategy, mode or system of the report names an encoder model in its config."""
+    """True when the report's first system claims an encoder, or any strategy or mode names one in its config."""
     content = report["content"]
+    if first_system_encoder(content) is not None:
+        return True
     for order, items in LAYOUTS:
         if order in content:
             return any(_names_model(content[items][name].get("config")) for name in content[order])
     return content.get("model") is not None
-
-
-def encoder_claims_differ(first: dict, other: dict) -> list[tuple[str, dict, dict]]:
-    """("encoder", a, b) when both reports' first systems name the memrecall encoder they ranked with and differ."""
-    claims = []
-    for report in (first, other):
-        content = report["content"]
-        order = content.get("system_order") or [None]
-        claims.append(content.get("systems", {}).get(order[0], {}).get("encoder"))
-    return [("encoder", claims[0], claims[1])] if None not in claims and claims[0] != claims[1] else []
 
 
 def _names_model(config) -> bool:
@@ -108,11 +99,6 @@ def _names_model(config) -> bool:
     if isinstance(config, list):
         return any(_names_model(v) for v in config)
     return False
-
-
-def _without_encoder(fields: dict) -> dict:
-    """A manifest without its encoder facts: they bind only when both reports rank with an encoder."""
-    return {k: v for k, v in fields.items() if k not in ("encoder", "dense_policy")}
 
 
 def _headline(report: dict) -> list[str]:

@@ -79,14 +79,18 @@ def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[Swe
     return out
 
 
-def output_paths(out: Path, system: str, entry: str, rankings_format: str = "jsonl") -> dict[str, Path]:
-    """Where one pair's report, rankings (.jsonl, or .trec) and per-query scores go: OUT/ENTRY/SYSTEM.*.
+def output_paths(
+    out: Path, system: str, entry: str, rankings_format: str = "jsonl", encoder: str | None = None
+) -> dict[str, Path]:
+    """Where one pair's report, rankings (.jsonl, or .trec) and per-query scores go: OUT/ENTRY/SYSTEM[.ENCODER].*.
 
-    ENTRY and SYSTEM go through outputs.name_part, so no name leaves OUT/ENTRY or makes a subfolder.
+    ENTRY, SYSTEM and ENCODER (the --model label) go through outputs.name_part, so no name leaves OUT/ENTRY or
+    makes a subfolder.
     """
     from memrecall.outputs import name_part
 
     folder, stem = out / name_part(entry, "--benchmarks"), name_part(system, "--systems")
+    stem += f".{name_part(encoder, '--model')}" if encoder else ""
     return {
         "report": folder / f"{stem}.report.json",
         "rankings": folder / f"{stem}.rankings.{'trec' if rankings_format == 'trec' else 'jsonl'}",
@@ -114,10 +118,12 @@ def run_pair(
     resamples: int,
     extra: Sequence[str] = (),
     cache_seed: Path | None = None,
+    shared_cache: Path | None = None,
 ) -> tuple:
     """Run one pair in a child `memrecall run`: (report, rankings text) or raise SystemFailure with its error.
 
-    The child's cache folder starts empty, or as a copy of `cache_seed` (the onnx export, made once per sweep).
+    The child's cache folder is `shared_cache` when given; otherwise it starts empty, or as a copy of
+    `cache_seed` (the onnx export, made once per sweep).
     """
     import json
     import shutil
@@ -131,7 +137,8 @@ def run_pair(
         command = [sys.executable, "-m", "memrecall", "run", entry.benchmark, "--system", system, "--quiet"]
         command += ["--data", str(entry.data)] if entry.data else []
         command += ["--output", str(report_path), "--export-rankings", str(rankings_path)]
-        command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(Path(scratch) / "cache")]
+        cache = shared_cache or Path(scratch) / "cache"
+        command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(cache)]
         command += list(extra)
         env = {k: v for k, v in os.environ.items() if k != "MEMRECALL_SIGN_KEY"}  # a sweep signs nothing
         done = subprocess.run(command, capture_output=True, text=True, env=env)
@@ -140,6 +147,11 @@ def run_pair(
             reason = lines[-1] if lines else f"exit code {done.returncode}"
             raise SystemFailure(reason.removeprefix("error: ")[:300])
         return json.loads(report_path.read_text(encoding="utf-8")), rankings_path.read_text(encoding="utf-8")
+
+
+def row_name(system: str, encoder: str | None) -> str:
+    """A pair's name in summaries: SYSTEM, or SYSTEM.ENCODER under --model (as its output files are named)."""
+    return f"{system}.{encoder}" if encoder else system
 
 
 def sweep(
@@ -152,8 +164,13 @@ def sweep(
     say: Callable[[str], None] = lambda _: None,
     rankings_format: str = "jsonl",
     cache_seed: Path | None = None,
+    shared_cache: Path | None = None,
+    encoder: str | None = None,
 ) -> list[PairOutcome]:
-    """Every system on every entry; failures are recorded and skipped, never stop the rest."""
+    """Every system on every entry; failures are recorded and skipped, never stop the rest.
+
+    `encoder` (the --model label) is part of each pair's output names; `shared_cache` is one cache for all pairs.
+    """
     from memrecall.errors import MemrecallError
     from memrecall.io import atomic_write_text, write_json
     from memrecall.reports.proof.fingerprint import report_fingerprint
@@ -166,24 +183,24 @@ def sweep(
             loaded = bench.load(bench.resolve_data(entry.data))
         except MemrecallError as exc:
             say(f"{entry.name}: skipped, {exc}")
-            outcomes += [PairOutcome(s, entry.name, None, f"benchmark: {exc}") for s in systems]
+            outcomes += [PairOutcome(row_name(s, encoder), entry.name, None, f"benchmark: {exc}") for s in systems]
             continue
         for system in systems:
             try:
-                report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed)
+                report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, shared_cache)
                 rows = scores_rows(bench, loaded, report, rankings_text)
                 if rankings_format == "trec":
                     rankings_text = as_trec(bench, loaded, rankings_text, system)
             except MemrecallError as exc:
                 say(f"{entry.name} / {system}: failed, {exc}")
-                outcomes.append(PairOutcome(system, entry.name, None, str(exc)))
+                outcomes.append(PairOutcome(row_name(system, encoder), entry.name, None, str(exc)))
                 continue
-            paths = output_paths(out, system, entry.name, rankings_format)
+            paths = output_paths(out, system, entry.name, rankings_format, encoder)
             write_json(paths["report"], report)
             atomic_write_text(paths["rankings"], rankings_text)
             write_scores(paths["scores"], rows)
             say(f"{entry.name} / {system}: content_sha256 {(report_fingerprint(report) or '')[:12]}")
-            outcomes.append(PairOutcome(system, entry.name, report, None))
+            outcomes.append(PairOutcome(row_name(system, encoder), entry.name, report, None))
     return outcomes
 
 

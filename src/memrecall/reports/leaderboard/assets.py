@@ -19,6 +19,7 @@ pre, code { background: #f6f6f6; font-size: 12px; } pre { padding: .6em; overflo
 img.figure { max-width: 100%; border: 1px solid #e2e2e2; }
 .wide { overflow-x: auto; max-width: 100%; } td.links { white-space: nowrap; }
 .note { color: #555; font-size: 12px; max-width: 60em; }
+.filter { font-size: 12px; margin: .4em 0 0; } .filter label { margin-right: 1em; white-space: nowrap; }
 """
 
 JS = """
@@ -51,6 +52,18 @@ JS = """
         rows.forEach(function (row) { body.appendChild(row); });
       });
     });
+  });
+  document.querySelectorAll('p.filter').forEach(function (filter) {
+    var table = document.getElementById(filter.getAttribute('data-table'));
+    var boxes = filter.querySelectorAll('input');
+    function apply() {
+      var shown = {};
+      boxes.forEach(function (box) { shown[box.value] = box.checked; });
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        row.hidden = !shown[row.getAttribute('data-encoder')];
+      });
+    }
+    boxes.forEach(function (box) { box.addEventListener('change', apply); });
   });
 })();
 """

@@ -9,6 +9,7 @@ from pathlib import Path
 from memrecall.data.official import official_note
 from memrecall.reports.escape import html_attr, html_text
 from memrecall.reports.leaderboard.assets import CSS, JS
+from memrecall.reports.leaderboard.encoders import NO_ENCODER
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.tables import Table, slug
 from memrecall.reports.notes import depth_note, trivial_text
@@ -24,7 +25,7 @@ def link(target: Path, site: Path, depth: int = 0) -> str:
 
 def card_path(table: Table, entry: Entry) -> str:
     """Where a row's card goes inside the site."""
-    return f"cards/{table.slug}/{slug(entry.system)}.html"
+    return f"cards/{table.slug}/{slug(entry.row)}.html"
 
 
 def page(title: str, body: list[str]) -> str:
@@ -53,13 +54,22 @@ def code_badge(entry: Entry) -> str:
     return f'<span class="badge code">{html_text(text)}</span>'
 
 
+def encoder_fact(entry: Entry) -> str:
+    """The encoder line of a card: the signed identity in full, or where the name came from."""
+    encoder = entry.encoder
+    claim = entry.content["comparability"].get("encoder")
+    if encoder.signed:
+        return f"{encoder.name}: {json.dumps(claim, sort_keys=True)} (signed)"
+    return f"{encoder.name} (its config, unsigned)" if encoder.name != NO_ENCODER else "none"
+
+
 def card_page(table: Table, entry: Entry, site: Path) -> str:
     """A row's card: state and checks, every metric by group, cost, config, provenance, links."""
     content, depth = entry.content, 2
     metrics = content["scoring"]["metrics"]
     stratum = content.get("primary_stratum")
     body = [
-        f"<h1>{html_text(entry.system)} on {html_text(table.title)}</h1>",
+        f"<h1>{html_text(entry.system)} ({html_text(entry.encoder.name)}) on {html_text(table.title)}</h1>",
         f"<p>{badge(entry.state)} {code_badge(entry)}</p>",
         "<ul>",
     ]
@@ -98,6 +108,7 @@ def card_page(table: Table, entry: Entry, site: Path) -> str:
         ),
         ("data sha256", task["source_sha256"]),
         *((label, note) for label, note in notes if note),
+        ("encoder", encoder_fact(entry)),
         ("rankings sha256", content["systems"][entry.system]["rankings_sha256"]),
         ("report fingerprint (content sha256)", report_fingerprint(entry.report) or ""),
         ("code", describe_identity(content, entry.system)),

@@ -13,6 +13,7 @@ from memrecall.data.jsonfile import read_regular_bytes, read_regular_text
 from memrecall.data.rankings import read_rankings_file
 from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.content import shape_problem
+from memrecall.reports.leaderboard.encoders import RowEncoder, row_encoder
 from memrecall.reports.proof.identity import isolation
 from memrecall.reports.proof.verification import Check, report_state, verify_report
 from memrecall.reports.query_scores import read_scores, scores_rows
@@ -64,6 +65,17 @@ class Entry:
     def config(self) -> object:
         """The system's config as the run recorded it in env (unsigned)."""
         return ((self.report.get("env") or {}).get("system_configs") or {}).get(self.system)
+
+    @property
+    def encoder(self) -> RowEncoder:
+        """The encoder the row ranked with (signed claim, else its config's model, else none)."""
+        return row_encoder(self.content, self.config)
+
+    @property
+    def row(self) -> str:
+        """The row's key in its table: the system, or SYSTEM.ENCODER when a signed non-default encoder ranked."""
+        encoder = self.encoder
+        return self.system if encoder.default or not encoder.signed else f"{self.system}.{encoder.name}"
 
 
 def load_data(values: Mapping[str, Sequence[Path]]) -> dict[tuple[str, str], tuple[Path, Loaded]]:

@@ -1,7 +1,8 @@
 """Quality against cost per leaderboard table: primary metric against time per query, Pareto front marked.
 
 Every point carries its row number in the table; only the points on the front carry a name as well, so
-labels stay readable when many systems crowd one corner."""
+labels stay readable when many systems crowd one corner. The front runs across encoders; each encoder has its
+own marker shape, named in the legend."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from memrecall.reports.leaderboard.entries import Entry
 
 TITLE_CHARS_PER_PANEL = 60  # a 4.2-inch panel holds about 65 characters of the 9-point title; wrap before
 X_LABEL = "time per query, ms (prepare + index + rank, over queries; log scale)"
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def per_query_ms(entry: Entry) -> float | None:
@@ -42,6 +44,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
     matplotlib.use("Agg")
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import NullFormatter
 
     groups = table.groups
@@ -49,18 +52,21 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
         figure = Figure(figsize=(4.2 * len(groups), 3.4))
         FigureCanvasSVG(figure)
         axes = figure.subplots(1, len(groups), squeeze=False)[0]
+        names = sorted({e.encoder.name for e in entries})
+        shape = {name: MARKERS[i % len(MARKERS)] for i, name in enumerate(names)}
+        encoder_of = {e.row: e.encoder.name for e in entries}
         for ax, group in zip(axes, groups, strict=True):
             points, number = [], {}
             for position, entry in enumerate(entries, start=1):
                 cell, x = table.cell(entry, group, table.primary), per_query_ms(entry)
                 if cell is not None and x is not None:
-                    points.append((x, cell["value"], entry.system))
-                    number[entry.system] = position
+                    points.append((x, cell["value"], entry.row))
+                    number[entry.row] = position
             front = pareto_front(points)
             on_front = {p[2] for p in front}
             for x, y, name in sorted(points, key=lambda p: p[2]):
                 marker = dict(color="#1f5fa8") if name in on_front else dict(facecolor="none", edgecolor="#777777")
-                ax.scatter([x], [y], s=28, zorder=3, **marker)
+                ax.scatter([x], [y], s=28, zorder=3, marker=shape[encoder_of[name]], **marker)
                 label = f"{number[name]} {name}" if name in on_front else str(number[name])
                 ax.annotate(label, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=6.5)
             if front:
@@ -72,6 +78,11 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
             ax.set_xlabel(X_LABEL, fontsize=7)
             ax.set_ylabel(table.primary)
             ax.grid(True, alpha=0.3)
+        if len(names) > 1:
+            handles = [
+                Line2D([], [], marker=shape[n], ls="", color="#444444", markerfacecolor="none", label=n) for n in names
+            ]
+            axes[0].legend(handles=handles, title="encoder", fontsize=6.5, title_fontsize=7, loc="lower right")
         title = (
             f"{table.title}: {table.primary} against time per query; filled = Pareto front (named); "
             "numbers are the table's # column"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
 from memrecall.reports.leaderboard.cards import badge, card_page, card_path, code_badge, link, page
+from memrecall.reports.leaderboard.encoders import NO_ENCODER
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
 from memrecall.reports.leaderboard.tables import ALPHA, DETECTABLE_NOTE, Table, detectable_heading, ranking_groups
@@ -54,7 +55,7 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
     if trivial:
         kind = "trivial all" if trivial == EVERY_STORE else "trivial"
         text += f'<span class="{kind}">{html_text(trivial)}</span>'
-    versus = table.versus.get((entry.system, group)) if tested and metric == table.primary else None
+    versus = table.versus.get((entry.row, group)) if tested and metric == table.primary else None
     if versus is not None and versus.best:
         text += '<span class="vs best">best</span>'
     elif versus is not None:
@@ -66,7 +67,7 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
 
 def detectable_cell(table: Table, entry: Entry, group: str, tested: bool) -> str:
     """The smallest difference from the group's best row this row's queries detect; `reference` on the best row."""
-    versus = table.versus.get((entry.system, group)) if tested else None
+    versus = table.versus.get((entry.row, group)) if tested else None
     if versus is not None and versus.best:
         return '<td class="num" data-sort="">reference</td>'
     return num(versus.detectable if versus is not None else None, 3)
@@ -85,8 +86,8 @@ def links(table: Table, entry: Entry, site: Path) -> str:
 
 
 def headers(table: Table, extra: Sequence[str] = ()) -> list[str]:
-    """Column headings: system, state, each group x metric, cost, then any extras, then links."""
-    cells = ["#", "system", "state"]
+    """Column headings: system, encoder, state, each group x metric, cost, then any extras, then links."""
+    cells = ["#", "system", "encoder", "state"]
     for group in table.groups:
         for metric in table.metrics:
             cells.append(metric if group == "overall" else f"{group} {metric}")
@@ -94,16 +95,41 @@ def headers(table: Table, extra: Sequence[str] = ()) -> list[str]:
     return [*cells, *COST_HEADERS, *extra, "links"]
 
 
+def encoder_cell(entry: Entry) -> str:
+    """The row's encoder by name; one read from the run's unsigned config (an adapter's) says so."""
+    encoder = entry.encoder
+    shown = html_text(encoder.name)
+    if not encoder.signed and encoder.name != NO_ENCODER:
+        shown += '<span class="ci">its config (unsigned)</span>'
+    return f'<td data-sort="{html_attr(encoder.name)}">{shown}</td>'
+
+
+def encoder_filter(entries: Sequence[Entry], css_id: str) -> list[str]:
+    """A checkbox per encoder in the table (with its row count) that shows or hides that encoder's rows."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        counts[entry.encoder.name] = counts.get(entry.encoder.name, 0) + 1
+    if len(counts) < 2:
+        return []
+    boxes = "".join(
+        f'<label><input type="checkbox" checked value="{html_attr(name)}"> {html_text(name)} ({n})</label>'
+        for name, n in sorted(counts.items())
+    )
+    return [f'<p class="filter" data-table="{html_attr(css_id)}">Encoder: {boxes}</p>']
+
+
 def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool, css_id: str, extra=None) -> list[str]:
     """A sortable table of rows; `extra(entry)` adds cells before the links."""
     names = headers(table, ["manifest fields that differ"] if extra else [])
-    out = [f'<div class="wide"><table class="sortable" id="{html_attr(css_id)}">', "<thead><tr>"]
+    out = encoder_filter(entries, css_id)
+    out += [f'<div class="wide"><table class="sortable" id="{html_attr(css_id)}">', "<thead><tr>"]
     out += [f"<th>{html_text(name)}</th>" for name in names]
     out += ["</tr></thead>", "<tbody>"]
     for position, entry in enumerate(entries, start=1):
         cells = [
             num(float(position), 0),
-            f'<td data-sort="{html_attr(entry.system)}">{html_text(entry.system)}</td>',
+            f'<td data-sort="{html_attr(entry.row)}">{html_text(entry.system)}</td>',
+            encoder_cell(entry),
             f"<td>{badge(entry.state)} {code_badge(entry)}</td>",
         ]
         for group in table.groups:
@@ -112,7 +138,8 @@ def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool,
         cells += cost_cells(entry)
         cells += [extra(entry)] if extra else []
         cells.append(links(table, entry, site))
-        out.append(f'<tr data-system="{html_attr(entry.system)}">' + "".join(cells) + "</tr>")
+        attrs = f'data-system="{html_attr(entry.row)}" data-encoder="{html_attr(entry.encoder.name)}"'
+        out.append(f"<tr {attrs}>" + "".join(cells) + "</tr>")
     return [*out, "</tbody>", "</table></div>"]
 
 
@@ -143,7 +170,7 @@ def table_section(table: Table, site: Path) -> list[str]:
         out.append("<h3>Oracle systems (they read gold labels; not ranked)</h3>")
         out += rows_table(table, table.oracle, site, False, f"{table.slug}-oracle")
     if table.apart:
-        fields = {e.system: f for e, f in table.apart}
+        fields = {e.row: f for e, f in table.apart}
         out.append("<h3>Not comparable (their comparability manifest differs from this table's reference)</h3>")
         out += rows_table(
             table,
@@ -151,7 +178,7 @@ def table_section(table: Table, site: Path) -> list[str]:
             site,
             False,
             f"{table.slug}-apart",
-            lambda e: "<td>" + html_text(", ".join(fields[e.system])) + "</td>",
+            lambda e: "<td>" + html_text(", ".join(fields[e.row])) + "</td>",
         )
     return out
 
@@ -192,8 +219,6 @@ def site_files(tables: Sequence[Table], site: Path) -> dict[str, bytes]:
             if path in files:
                 from memrecall.errors import DatasetError
 
-                raise DatasetError(
-                    str(entry.report_path), "", f"system name {entry.system!r} clashes with another's card"
-                )
+                raise DatasetError(str(entry.report_path), "", f"row {entry.row!r} clashes with another's card")
             files[path] = card_page(table, entry, site).encode("utf-8")
     return dict(sorted(files.items()))

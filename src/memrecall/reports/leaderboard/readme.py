@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memrecall.reports.escape import markdown_cell
+from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import per_query_ms
 from memrecall.reports.leaderboard.tables import Table, detectable_heading
 
@@ -23,24 +24,38 @@ def _cell(table: Table, entry, group: str) -> str:
 
 def _detectable(table: Table, entry, group: str) -> str:
     """The row's detectable difference from the group's best row; `reference` on that row, `-` when none."""
-    versus = table.versus.get((entry.system, group))
+    versus = table.versus.get((entry.row, group))
     if versus is not None and versus.best:
         return "reference"
     return f"{versus.detectable:.3f}" if versus is not None and versus.detectable is not None else "-"
 
 
+def readme_rows(table: Table) -> list[tuple[int, Entry]]:
+    """(page #, row) of every comparable row on the default encoder or none, and the best row of each other one."""
+    chosen, best_seen = [], set()
+    for position, entry in enumerate(table.rows, start=1):
+        encoder = entry.encoder
+        if encoder.default or not encoder.signed:
+            chosen.append((position, entry))
+        elif encoder.name not in best_seen:
+            best_seen.add(encoder.name)
+            chosen.append((position, entry))
+    return chosen
+
+
 def markdown_table(table: Table) -> str:
-    """Every comparable row of `table` in page order: #, system, primary metric and detectable Δ per group, cost.
+    """The README rows of `table` (readme_rows) in page order: #, system, encoder, primary metric and detectable Δ
+    per group, cost.
 
     The table alone: each README says what detectable Δ means in its own language, above the table.
     """
     columns = [h for g in table.groups for h in (f"{g} {table.primary}", f"{g} {detectable_heading()}")]
-    header = ["#", "system", *columns, "ms per query", "peak RSS MiB"]
+    header = ["#", "system", "encoder", *columns, "ms per query", "peak RSS MiB"]
     lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    for position, entry in enumerate(table.rows, start=1):
+    for position, entry in readme_rows(table):
         ms, rss = per_query_ms(entry), entry.cost.get("peak_rss_mib")
         groups = [c for g in table.groups for c in (_cell(table, entry, g), _detectable(table, entry, g))]
-        cells = [str(position), markdown_cell(entry.system), *groups]
+        cells = [str(position), markdown_cell(entry.system), markdown_cell(entry.encoder.name), *groups]
         cells += [f"{ms:.2f}" if ms is not None else "-", f"{rss:.0f}" if isinstance(rss, (int, float)) else "-"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ import numpy as np
 from memrecall.benchmarks import BENCHMARKS
 from memrecall.errors import DatasetError
 from memrecall.io import canonical_json
-from memrecall.reports.comparability import mismatches
+from memrecall.reports.comparability import conditions, mismatches
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.notes import trivial_text
 from memrecall.scoring.metrics import group_rng
@@ -115,11 +115,11 @@ def build_tables(entries: Sequence[Entry]) -> list[Table]:
         members = by_key[key]
         seen: dict[str, Entry] = {}
         for entry in members:
-            if entry.system in seen:
+            if entry.row in seen:
                 raise DatasetError(
-                    str(entry.report_path), "", f"system {entry.system!r} is also in {seen[entry.system].report_path}"
+                    str(entry.report_path), "", f"row {entry.row!r} is also in {seen[entry.row].report_path}"
                 )
-            seen[entry.system] = entry
+            seen[entry.row] = entry
         tables.append(_table(members))
     return tables
 
@@ -130,7 +130,11 @@ def slug(text: str) -> str:
 
 
 def _table(members: list[Entry]) -> Table:
-    """A table from its entries: oracle rows apart, then rows whose manifest differs from the reference."""
+    """A table from its entries: oracle rows apart, then rows measured under other conditions than the reference.
+
+    The encoder is part of every manifest but not a condition (comparability.SUBJECT): rows of different encoders
+    share a table, so it ranks encoders as it ranks systems.
+    """
     first = members[0].content
     version = str(first["task"]["version"])
     stratum = first.get("primary_stratum")
@@ -149,9 +153,9 @@ def _table(members: list[Entry]) -> Table:
     reference = reference_manifest(ordinary)
     comparable = []
     for entry in ordinary:
-        fields = [name for name, _, _ in mismatches(entry.content["comparability"], reference)]
+        fields = [name for name, _, _ in mismatches(conditions(entry.content["comparability"]), conditions(reference))]
         (table.apart.append((entry, fields)) if fields else comparable.append(entry))
-    table.apart.sort(key=lambda item: item[0].system)
+    table.apart.sort(key=lambda item: item[0].row)
     table.rows = _ranked(table, comparable)
     for group in groups:
         table.versus.update(_against_best(table, group))
@@ -159,12 +163,16 @@ def _table(members: list[Entry]) -> Table:
 
 
 def reference_manifest(entries: Sequence[Entry]) -> dict:
-    """The manifest most entries share (ties: the smallest canonical JSON); {} for no entries."""
+    """The conditions most entries share (comparability.conditions; ties: the smallest canonical JSON); {} for none."""
     if not entries:
         return {}
-    counts = Counter(canonical_json(e.content["comparability"]) for e in entries)
+    counts = Counter(canonical_json(conditions(e.content["comparability"])) for e in entries)
     best = min(counts, key=lambda text: (-counts[text], text))
-    return next(e.content["comparability"] for e in entries if canonical_json(e.content["comparability"]) == best)
+    return next(
+        conditions(e.content["comparability"])
+        for e in entries
+        if canonical_json(conditions(e.content["comparability"])) == best
+    )
 
 
 def _value(table: Table, entry: Entry, group: str) -> float:
@@ -185,7 +193,7 @@ def ranking_groups(table: Table, entries: Sequence[Entry]) -> list[str]:
 def _ranked(table: Table, entries: list[Entry]) -> list[Entry]:
     """Best first on the primary metric of the hardest group, then of the next hardest; ties by system name."""
     order = ranking_groups(table, entries)
-    return sorted(entries, key=lambda e: (*(-_value(table, e, g) for g in order), e.system))
+    return sorted(entries, key=lambda e: (*(-_value(table, e, g) for g in order), e.row))
 
 
 def _values(entry: Entry, group: str, metric: str) -> dict[str, float]:
@@ -201,7 +209,7 @@ def _against_best(table: Table, group: str) -> dict[tuple[str, str], Versus]:
     """Each comparable row minus the group's best row, paired by query; Holm across the rows of the group."""
     if not table.rows:
         return {}
-    best = min(table.rows, key=lambda e: (-_value(table, e, group), e.system))
+    best = min(table.rows, key=lambda e: (-_value(table, e, group), e.row))
     base = _values(best, group, table.primary)
     others = [e for e in table.rows if e is not best]
     p_values, detectable = [], []
@@ -211,14 +219,14 @@ def _against_best(table: Table, group: str) -> dict[tuple[str, str], Versus]:
             raise DatasetError(str(entry.report_path), "", f"its scored queries differ from {best.report_path}'s")
         ids = sorted(base)
         diff = np.array([mine[q] - base[q] for q in ids], dtype=np.float64)
-        rng = group_rng(SEED, f"leaderboard:{table.slug}:{group}:{entry.system}")
+        rng = group_rng(SEED, f"leaderboard:{table.slug}:{group}:{entry.row}")
         p_values.append(randomisation_p(diff, rng, PERMUTATIONS))
         mine_values = np.array([mine[q] for q in ids], dtype=np.float64)
         base_values = np.array([base[q] for q in ids], dtype=np.float64)
-        label = f"leaderboard-power:{table.slug}:{group}:{entry.system}"
+        label = f"leaderboard-power:{table.slug}:{group}:{entry.row}"
         found = paired_power(table.primary, mine_values, base_values, ALPHA, POWER, seed=SEED, label=label)
         detectable.append(found.detectable)
-    out = {(best.system, group): Versus(True)}
+    out = {(best.row, group): Versus(True)}
     for entry, adjusted, smallest in zip(others, holm_adjust(p_values), detectable, strict=True):
-        out[(entry.system, group)] = Versus(False, adjusted, smallest)
+        out[(entry.row, group)] = Versus(False, adjusted, smallest)
     return out
