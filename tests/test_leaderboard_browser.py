@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from leaderboard_helpers import DATA, build, mixed_encoder_entries, swept_entries
 
+from memrecall.reports.leaderboard.encoder_overview import encoder_names
 from memrecall.reports.leaderboard.entries import load_data, read_entries
 from memrecall.reports.leaderboard.tables import build_tables
 
@@ -112,6 +113,11 @@ def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
     page.wait_for_load_state("load")
 
     tables = page.eval_on_selector_all("table.sortable", "ts => ts.map(t => t.id)")
+    names = encoder_names(build_tables(read_entries(entries, load_data({}))))
+    if len(names) > 1:
+        tables.remove("encoders-overview")
+        shown = page.eval_on_selector_all("#encoders-overview tbody tr", "rows => rows.map(r => r.dataset.encoder)")
+        assert shown == names
     assert sorted(tables) == sorted(expected_rows(entries))
     for table_id, systems in expected_rows(entries).items():
         shown = page.eval_on_selector_all(f"#{table_id} tbody tr", "rows => rows.map(r => r.dataset.system)")

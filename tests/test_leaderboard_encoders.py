@@ -82,7 +82,7 @@ def test_the_page_has_an_encoder_column_filter_and_cards_per_row(mixed, tmp_path
     assert page.count('<p class="filter"') == 1
     for name, n in (("minilm", 1), ("none", 1), ("potion-8m", 2)):
         assert f'value="{name}"> {name} ({n})</label>' in page
-    assert page.count('data-encoder="potion-8m"') == 2
+    assert page.count('" data-encoder="potion-8m"') == 2  # the main table's rows (the overview row has no system)
     cards = sorted(p for p in files if p.startswith("cards/"))
     assert [c.rsplit("/", 1)[1] for c in cards] == [
         "dense-potion-8m.html", "dense.html", "fts5.html", "hybrid-potion-8m.html"
@@ -114,3 +114,36 @@ def test_sweep_model_that_is_not_fetched_is_one_line_and_writes_nothing(tmp_path
     assert result.exit_code != 0
     assert "scripts/fetch_models.sh mpnet" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_warm_row_says_so_on_the_page_and_in_readme(mixed, tmp_path):
+    _, entries = mixed
+    (table,) = build_tables(read_entries(entries, load_data({"epirec": [MINI_RELEASE]})))
+    assert {e.row for e in table.rows if e.warm} == {"hybrid.potion-8m"}  # dense.potion-8m ran first, cold
+    lines = markdown_table(table).splitlines()[2:]
+    assert [("(warm)" in line) for line in lines] == [e.warm for _, e in readme_rows(table)]
+    files = build(entries, tmp_path / "site", "--data", f"epirec={MINI_RELEASE}")
+    page = files["index.html"].decode("utf-8")
+    row = page.split('data-system="hybrid.potion-8m"')[1].split("</tr>")[0]
+    assert "warm: no encoding" in row
+    other = page.split('data-system="dense.potion-8m"')[1].split("</tr>")[0]
+    assert "warm: no encoding" not in other
+
+
+def test_the_overview_gives_each_encoder_its_best_row_and_dense_cold_cost(mixed, tmp_path):
+    from memrecall.reports.leaderboard.encoder_overview import best_row, dense_row, encoder_names, overview_section
+    from memrecall.reports.leaderboard.figure import per_query_ms
+
+    _, entries = mixed
+    tables = build_tables(read_entries(entries, load_data({"epirec": [MINI_RELEASE]})))
+    (table,) = tables
+    assert encoder_names(tables) == ["minilm", "potion-8m"]  # the default first; fts5's "none" is no encoder
+    potion = [e for e in table.rows if e.encoder.name == "potion-8m"]
+    assert best_row(table, "potion-8m") is potion[0]
+    assert dense_row(table, "potion-8m").row == "dense.potion-8m"
+    html = "".join(overview_section(tables))
+    line = html.split('<tr data-encoder="potion-8m">')[1].split("</tr>")[0]
+    cells = line.split("</td>")
+    assert cells[1] == '<td class="num">256' and cells[2] == "<td>MIT"
+    assert f">{per_query_ms(dense_row(table, 'potion-8m')):.2f}" in cells[4]
+    assert f'<span class="ci">{potion[0].system}</span>' in cells[3]

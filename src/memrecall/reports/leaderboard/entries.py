@@ -72,6 +72,11 @@ class Entry:
         return row_encoder(self.content, self.config)
 
     @property
+    def warm(self) -> bool:
+        """True when the row's encoder found every text in the cache (a shared-cache sweep): no encoding cost."""
+        return self.encoder.signed and (self.report.get("env") or {}).get("texts_encoded") == 0
+
+    @property
     def row(self) -> str:
         """The row's key in its table: the system, or SYSTEM.ENCODER when a signed non-default encoder ranked."""
         encoder = self.encoder

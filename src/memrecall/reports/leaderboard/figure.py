@@ -55,6 +55,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
         names = sorted({e.encoder.name for e in entries})
         shape = {name: MARKERS[i % len(MARKERS)] for i, name in enumerate(names)}
         encoder_of = {e.row: e.encoder.name for e in entries}
+        warm = {e.row for e in entries if e.warm}
         for ax, group in zip(axes, groups, strict=True):
             points, number = [], {}
             for position, entry in enumerate(entries, start=1):
@@ -62,7 +63,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
                 if cell is not None and x is not None:
                     points.append((x, cell["value"], entry.row))
                     number[entry.row] = position
-            front = pareto_front(points)
+            front = pareto_front([p for p in points if p[2] not in warm])  # a warm cost leaves encoding out
             on_front = {p[2] for p in front}
             for x, y, name in sorted(points, key=lambda p: p[2]):
                 marker = dict(color="#1f5fa8") if name in on_front else dict(facecolor="none", edgecolor="#777777")
@@ -85,7 +86,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
             axes[0].legend(handles=handles, title="encoder", fontsize=6.5, title_fontsize=7, loc="lower right")
         title = (
             f"{table.title}: {table.primary} against time per query; filled = Pareto front (named); "
-            "numbers are the table's # column"
+            "numbers are the table's # column" + ("; rows with a warm cost are never on the front" if warm else "")
         )
         figure.suptitle(textwrap.fill(title, width=TITLE_CHARS_PER_PANEL * len(groups)), fontsize=9)
         figure.tight_layout()

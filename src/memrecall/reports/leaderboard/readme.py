@@ -56,7 +56,8 @@ def markdown_table(table: Table) -> str:
         ms, rss = per_query_ms(entry), entry.cost.get("peak_rss_mib")
         groups = [c for g in table.groups for c in (_cell(table, entry, g), _detectable(table, entry, g))]
         cells = [str(position), markdown_cell(entry.system), markdown_cell(entry.encoder.name), *groups]
-        cells += [f"{ms:.2f}" if ms is not None else "-", f"{rss:.0f}" if isinstance(rss, (int, float)) else "-"]
+        shown = "-" if ms is None else f"{ms:.2f} (warm)" if entry.warm else f"{ms:.2f}"
+        cells += [shown, f"{rss:.0f}" if isinstance(rss, (int, float)) else "-"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
