@@ -59,6 +59,7 @@ def test_rows_of_different_encoders_share_one_table_with_their_own_keys(mixed):
     rows = {e.row: e.encoder.name for e in table.rows}
     assert rows == {"dense": "minilm", "dense.potion-8m": "potion-8m", "fts5": "none", "hybrid.potion-8m": "potion-8m"}
     assert {e.encoder.signed for e in table.rows if e.system != "fts5"} == {True}
+    assert {e.state for e in table.rows} == {"replayed"}  # a replay rebuilds the manifest's encoder from the claim
     tested = {row for row, _ in table.versus}
     assert tested == set(rows)
 

@@ -79,9 +79,10 @@ def replay_content(report: dict, rankings: Sequence[str | Path], data: str | Pat
     requested = _requested(content["scoring"])
     bench, loaded, runs = replayed_runs(report, rankings, data)
     if content.get("kind") == "systems":
-        replayed = systems_report(
-            bench, loaded, runs, bench.scoring(seed=seed, resamples=resamples, metrics=requested)
-        )["content"]
+        claimed = {name: entry.get("encoder") for name, entry in content.get("systems", {}).items()}
+        scoring = bench.scoring(seed=seed, resamples=resamples, metrics=requested)
+        # the encoder claims go in before the manifest is made, which names the first system's
+        replayed = systems_report(bench, loaded, runs, scoring, encoders=claimed)["content"]
         return _keep_claims(replayed, content, "systems", DERIVED["systems"])
     scoring = ScoringConfig(seed=seed, resamples=resamples).with_requested(requested)
     entries = {
