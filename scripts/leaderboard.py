@@ -5,7 +5,8 @@
     python scripts/leaderboard.py rescore [--locomo PATH]                 score committed entries again from their
                                                                           rankings (nothing rerun), then rebuild
     python scripts/leaderboard.py build                                   rebuild the page (and README's EpiRec v2
-                                                                          table) from committed entries
+                                                                          table, docs/encoders.md's encoder overview)
+                                                                          from committed entries
     python scripts/leaderboard.py check                                   rebuild in a temporary copy; exit 1 on any
                                                                           byte of difference (what CI runs)
 
@@ -39,6 +40,7 @@ LONGMEMEVAL_ARGS = ("--questions", "50", "--sessions", "10", "--turns", "4", "--
 GENERATED = ("index.html", "cards", "figures", "summary.md", "summary.csv", "summary.tex")
 READMES = ("README.md", "README.ko.md", "README.zh-CN.md")
 README_TABLE = "epirec-2-0"
+ENCODERS_DOC = ROOT / "docs" / "encoders.md"
 
 
 def memrecall(*args: str) -> None:
@@ -79,12 +81,24 @@ def readme_texts(entries: Path) -> dict[Path, str]:
     return {ROOT / n: with_table((ROOT / n).read_text(encoding="utf-8"), block, n) for n in READMES}
 
 
+def encoders_doc_text(entries: Path) -> str:
+    """docs/encoders.md with its encoder-overview block rebuilt from `entries` (the page's overview, as Markdown)."""
+    from memrecall.reports.leaderboard.encoder_overview import END, START, overview_markdown
+    from memrecall.reports.leaderboard.entries import read_entries
+    from memrecall.reports.leaderboard.readme import with_table
+    from memrecall.reports.leaderboard.tables import build_tables
+
+    block = overview_markdown(build_tables(read_entries(entries, {})))
+    return with_table(ENCODERS_DOC.read_text(encoding="utf-8"), block, "docs/encoders.md", START, END)
+
+
 def write_readmes(entries: Path) -> None:
-    """Rewrite the leaderboard block of each README from the entries."""
+    """Rewrite the leaderboard block of each README, and docs/encoders.md's encoder overview, from the entries."""
     from memrecall.io import atomic_write_text
 
     for path, text in readme_texts(entries).items():
         atomic_write_text(path, text)
+    atomic_write_text(ENCODERS_DOC, encoders_doc_text(entries))
 
 
 def generated_longmemeval(folder: Path) -> Path:
@@ -209,6 +223,8 @@ def check() -> int:
             for path, text in readme_texts(SITE / "entries").items()
             if path.read_text(encoding="utf-8") != text
         ]
+        if ENCODERS_DOC.read_text(encoding="utf-8") != encoders_doc_text(SITE / "entries"):
+            problems.append("docs/encoders.md: its encoder overview differs from the entries")
     for problem in problems:
         print(f"leaderboard check: {problem}", file=sys.stderr)
     if problems:

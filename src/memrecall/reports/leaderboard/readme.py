@@ -62,15 +62,15 @@ def markdown_table(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def with_table(text: str, table_markdown: str, where: str) -> str:
-    """`text` with the block between the START and END markers replaced; a missing marker is an error."""
+def with_table(text: str, table_markdown: str, where: str, start: str = START, end: str = END) -> str:
+    """`text` with the block between the start and end markers replaced; a missing marker is an error."""
     from memrecall.errors import ConfigError
 
-    if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
-        raise ConfigError(f"{where}: needs exactly one {START} ... {END} block")
-    head, rest = text.split(START)
-    _, tail = rest.split(END)
-    return f"{head}{START}\n{table_markdown}{END}{tail}"
+    if text.count(start) != 1 or text.count(end) != 1 or text.index(start) > text.index(end):
+        raise ConfigError(f"{where}: needs exactly one {start} ... {end} block")
+    head, rest = text.split(start)
+    _, tail = rest.split(end)
+    return f"{head}{start}\n{table_markdown}{end}{tail}"
 
 
 def pick(tables: Sequence[Table], slug: str) -> Table:
