@@ -122,6 +122,10 @@ def sweep(systems: str | None, locomo: Path, model: str | None = None, benchmark
         shared = ["--model", model, "--cache-dir", str(Path(scratch) / "cache")] if model else []
         command = ["sweep", "--systems", names, "--benchmarks", benchmarks, *data, *shared, "--out", str(out)]
         done = subprocess.run([sys.executable, "-m", "memrecall", *command], cwd=ROOT)
+        for report in sorted(out.glob("*/*.report.json")):  # a rerun pair's old rankings go, in any format
+            stem = report.name.removesuffix(".report.json")
+            for old in (SITE / "entries" / report.parent.name).glob(f"{stem}.rankings.*"):
+                old.unlink()
         for path in sorted(out.glob("*/*.*")):
             target = SITE / "entries" / path.parent.name / path.name
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -148,3 +148,24 @@ def test_the_overview_gives_each_encoder_its_best_row_and_dense_cold_cost(mixed,
     assert cells[1] == '<td class="num">256' and cells[2] == "<td>MIT"
     assert f">{per_query_ms(dense_row(table, 'potion-8m')):.2f}" in cells[4]
     assert f'<span class="ci">{potion[0].system}</span>' in cells[3]
+
+
+def test_each_benchmark_of_a_shared_cache_sweep_starts_cold(tmp_path, fetched):
+    """Two benchmarks with the same texts: under --cache-dir each one's first pair still encodes them all."""
+    data = ("--data", f"epirec={MINI_RELEASE}", "--data", f"epirec-v2={MINI_RELEASE}")
+    result = run("sweep", "--systems", "dense,hybrid", "--benchmarks", "epirec,epirec-v2", *data,
+                 "--model", "potion-8m", "--cache-dir", tmp_path / "cache", "--out", tmp_path / "out",
+                 "--resamples", "100", "--quiet")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    encoded = {
+        (bench, system): json.loads((tmp_path / "out" / bench / f"{system}.potion-8m.report.json").read_text())["env"][
+            "texts_encoded"
+        ]
+        for bench in ("epirec", "epirec-v2")
+        for system in ("dense", "hybrid")
+    }
+    first = encoded[("epirec", "dense")]
+    assert first > 0
+    assert encoded == {("epirec", "dense"): first, ("epirec", "hybrid"): 0, ("epirec-v2", "dense"): first,
+                       ("epirec-v2", "hybrid"): 0}  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == ["epirec", "epirec-v2"]

@@ -47,8 +47,9 @@ from memrecall.cli.rankings_export import rankings_format_option
     "--cache-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="One embedding cache every pair shares (encode once per text, not once per pair); each pair's cost is "
-    "then warm after the first and its env says how many texts it encoded [default: an empty cache per pair].",
+    help="Embedding caches the pairs share, one per benchmark (DIR/BENCHMARK): each text is encoded once per "
+    "benchmark, not once per pair, so a benchmark's first pair is cold and the rest warm (each report's env "
+    "says how many texts it encoded) [default: an empty cache per pair].",
 )
 @rankings_format_option
 @bootstrap_options

@@ -169,10 +169,13 @@ def sweep(
 ) -> list[PairOutcome]:
     """Every system on every entry; failures are recorded and skipped, never stop the rest.
 
-    `encoder` (the --model label) is part of each pair's output names; `shared_cache` is one cache for all pairs.
+    `encoder` (the --model label) is part of each pair's output names; `shared_cache` holds one cache per
+    benchmark that its pairs share, so each benchmark's first pair encodes everything (cold) and texts two
+    benchmarks have in common (LoCoMo session and turn share their questions) are encoded in each.
     """
     from memrecall.errors import MemrecallError
     from memrecall.io import atomic_write_text, write_json
+    from memrecall.outputs import name_part
     from memrecall.reports.proof.fingerprint import report_fingerprint
     from memrecall.reports.query_scores import scores_rows, write_scores
 
@@ -187,7 +190,8 @@ def sweep(
             continue
         for system in systems:
             try:
-                report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, shared_cache)
+                cache = shared_cache / name_part(entry.name, "--benchmarks") if shared_cache else None
+                report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, cache)
                 rows = scores_rows(bench, loaded, report, rankings_text)
                 if rankings_format == "trec":
                     rankings_text = as_trec(bench, loaded, rankings_text, system)

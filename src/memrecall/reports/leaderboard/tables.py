@@ -28,8 +28,8 @@ TITLES = {
     "epirec": "EpiRec {version}, by probe type",
     "locomo": "LoCoMo, session documents",
     "locomo-turn": "LoCoMo, turn documents",
-    "longmemeval": "LongMemEval {version}, Perseus protocol",
-    "longmemeval-official": "LongMemEval {version}, official protocol",
+    "longmemeval": "LongMemEval, Perseus protocol",
+    "longmemeval-official": "LongMemEval, official protocol",
 }
 
 
