@@ -23,7 +23,11 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
     assert all(f.is_dir() for f in folders)
     for folder in folders:
         rankings = sorted(folder.glob("*.rankings.jsonl.gz"))
-        assert len(rankings) == 24 and not list(folder.glob("*.rankings.jsonl")), folder
+        reports = sorted(folder.glob("*.report.json"))
+        assert len(reports) >= 24 and not list(folder.glob("*.rankings.jsonl")), folder
+        assert [r.name.removesuffix(".report.json") for r in reports] == [
+            r.name.removesuffix(".rankings.jsonl.gz") for r in rankings
+        ], folder  # one gzip rankings file per report, nothing else
         for path in rankings:
             for line in gzip.decompress(path.read_bytes()).decode("utf-8").splitlines():
                 row = json.loads(line)
