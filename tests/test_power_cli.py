@@ -141,7 +141,8 @@ def test_the_leaderboard_column_is_what_power_gives_for_the_same_pair():
     from memrecall.reports.leaderboard.readme import pick
     from memrecall.reports.leaderboard.tables import build_tables
 
-    table = pick(build_tables(read_entries(ENTRIES / "epirec", {})), "epirec-2-0")
+    minilm = [e for e in read_entries(ENTRIES / "epirec", {}) if e.row == e.system]  # the MiniLM and lexical rows
+    table = pick(build_tables(minilm), "epirec-2-0")
     assert table.versus[("gated", "reflective_implicit")].best
     dense = table.versus[("dense", "reflective_implicit")].detectable
     result = run("power", report("gated"), report("dense"))
