@@ -14,8 +14,9 @@
 EpiRec v2, EpiRec v1.0, LoCoMo session, LoCoMo turn and the generated LongMemEval file (LONGMEMEVAL_ARGS, made
 afresh in a temporary folder: the generator is seeded, so it is the same file on every machine) unless
 --benchmarks names some, and replaces those pairs' files under docs/leaderboard/entries/. `--model NAME` runs the
-dense systems with that encoder (their files are SYSTEM.NAME.*) and lets the pairs share one embedding cache, so
-each text is encoded once per encoder: the first pair's cost is cold, the rest warm, and each says so.
+dense systems with that encoder (their files are SYSTEM.NAME.*) and lets the pairs share an embedding cache per
+benchmark, so each text is encoded once per encoder and benchmark: each benchmark's first pair is cold, the rest
+warm, and each says so.
 `build` and `check` never run a system and never read LoCoMo: entries are replayed
 only against the bundled EpiRec releases, so the page is the same on any checkout.
 """
@@ -170,30 +171,29 @@ def rescore(site: Path, locomo: Path) -> None:
     from memrecall.reports.query_scores import scores_rows, write_scores
     from memrecall.scoring.depth import at_depth
 
-    scratch = tempfile.TemporaryDirectory()
-    generated = generated_longmemeval(Path(scratch.name))
-    for path in sorted((site / "entries").rglob("*.report.json")):
-        stem = path.name.removesuffix(".report.json")
-        report = json.loads(path.read_text(encoding="utf-8"))
-        content = report["content"]
-        data = data_for(content, locomo, generated)
-        source = rankings_beside_report(path)
-        bench, loaded, runs = replayed_runs(report, [source], data)
-        ((name, rankings),) = runs
-        depth = bench.scoring().depth
-        cut = {q.id: at_depth(rankings[q.id], depth) for q in loaded.task.queries}
-        stored = path.with_name(f"{stem}.rankings.jsonl.gz")
-        write_jsonl(stored, rankings_rows(loaded.task, cut, bench.row_keys))
-        if source != stored:
-            source.unlink()
-        replayed = replay_content(report, [stored], data)
-        replayed.pop("memrecall_version", None)
-        fresh = make_report(replayed, report["env"])
-        write_json(path, fresh)
-        text = read_rankings_file(stored)[0]
-        write_scores(path.with_name(f"{stem}.scores.jsonl"), scores_rows(bench, loaded, fresh, text))
-        print(f"rescored {path.relative_to(site)} ({name}): {fresh['content_sha256'][:12]}")
-    scratch.cleanup()
+    with tempfile.TemporaryDirectory() as scratch:
+        generated = generated_longmemeval(Path(scratch))
+        for path in sorted((site / "entries").rglob("*.report.json")):
+            stem = path.name.removesuffix(".report.json")
+            report = json.loads(path.read_text(encoding="utf-8"))
+            content = report["content"]
+            data = data_for(content, locomo, generated)
+            source = rankings_beside_report(path)
+            bench, loaded, runs = replayed_runs(report, [source], data)
+            ((name, rankings),) = runs
+            depth = bench.scoring().depth
+            cut = {q.id: at_depth(rankings[q.id], depth) for q in loaded.task.queries}
+            stored = path.with_name(f"{stem}.rankings.jsonl.gz")
+            write_jsonl(stored, rankings_rows(loaded.task, cut, bench.row_keys))
+            if source != stored:
+                source.unlink()
+            replayed = replay_content(report, [stored], data)
+            replayed.pop("memrecall_version", None)
+            fresh = make_report(replayed, report["env"])
+            write_json(path, fresh)
+            text = read_rankings_file(stored)[0]
+            write_scores(path.with_name(f"{stem}.scores.jsonl"), scores_rows(bench, loaded, fresh, text))
+            print(f"rescored {path.relative_to(site)} ({name}): {fresh['content_sha256'][:12]}")
     build(site)
     if site == SITE:
         write_readmes(site / "entries")

@@ -135,7 +135,8 @@ def test_epirec_v1_is_its_own_entry_on_the_bundled_release(tmp_path):
     assert report["content"]["task"]["version"] == "1.0"
 
 
-def test_a_sweep_on_onnx_exports_once_and_every_pair_encodes_on_onnx(tmp_path, monkeypatch):
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_sweep_on_onnx_exports_once_and_every_pair_encodes_on_onnx(tmp_path, monkeypatch, shared):
     from memrecall.cli import sweep as sweep_cli
 
     made = []
@@ -158,9 +159,13 @@ def test_a_sweep_on_onnx_exports_once_and_every_pair_encodes_on_onnx(tmp_path, m
         "100",
         "--encoder-backend",
         "onnx",
+        *(["--cache-dir", tmp_path / "shared"] if shared else []),
     )
     assert result.exit_code == 0, result.output
     assert made == ["fp32"]
+    if shared:  # each benchmark's shared cache starts as the sweep's export, so no first pair pays for it
+        assert sorted(p.name for p in (tmp_path / "shared").iterdir()) == ["epirec", "locomo"]
+        assert all((tmp_path / "shared" / b / "onnx").is_dir() for b in ("epirec", "locomo"))
     for entry in ("epirec", "locomo"):
         dense = json.loads((out / entry / "dense.report.json").read_text())
         assert dense["env"]["encoder_backend"] == "onnx fp32"

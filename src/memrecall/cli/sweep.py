@@ -105,8 +105,7 @@ def sweep(
     extra += ["--model", model] if model else []
     say = (lambda _: None) if quiet else click.echo
     with tempfile.TemporaryDirectory(prefix="memrecall-sweep-cache-") as seed_folder:
-        onnx = encoder_backend == "onnx" and not cache_dir  # a shared cache gets the export from its first pair
-        cache_seed = onnx_cache_seed(Path(seed_folder), precision) if onnx else None
+        cache_seed = onnx_cache_seed(Path(seed_folder), precision) if encoder_backend == "onnx" else None
         shared = plan.stores[0].path if cache_dir else None
         outcomes = run_sweep(
             systems, entries, out, seed, resamples, extra, say, rankings_format, cache_seed, shared, encoder

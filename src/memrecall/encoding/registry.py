@@ -40,9 +40,15 @@ class EncoderSpec:
 
 
 @cache
+def registry_file() -> dict:
+    """registry.json as read, once."""
+    return json.loads(REGISTRY_FILE.read_text(encoding="utf-8"))
+
+
+@cache
 def registry() -> dict[str, EncoderSpec]:
     """Every named encoder, by name, read once from registry.json."""
-    raw = json.loads(REGISTRY_FILE.read_text(encoding="utf-8"))
+    raw = registry_file()
     return {
         name: EncoderSpec(
             name=name,
@@ -61,7 +67,7 @@ def registry() -> dict[str, EncoderSpec]:
 
 def default_name() -> str:
     """The registry's default encoder name (what runs without --model)."""
-    return str(json.loads(REGISTRY_FILE.read_text(encoding="utf-8"))["default"])
+    return str(registry_file()["default"])
 
 
 def named(name: str) -> EncoderSpec:

@@ -122,8 +122,8 @@ def run_pair(
 ) -> tuple:
     """Run one pair in a child `memrecall run`: (report, rankings text) or raise SystemFailure with its error.
 
-    The child's cache folder is `shared_cache` when given; otherwise it starts empty, or as a copy of
-    `cache_seed` (the onnx export, made once per sweep).
+    The child's cache folder is `shared_cache` when given, else its own; a cache that does not exist yet starts
+    empty, or as a copy of `cache_seed` (the onnx export, made once per sweep), so no pair's cost includes it.
     """
     import json
     import shutil
@@ -131,13 +131,13 @@ def run_pair(
     from memrecall.errors import SystemFailure
 
     with tempfile.TemporaryDirectory(prefix="memrecall-sweep-") as scratch:
-        if cache_seed is not None:
-            shutil.copytree(cache_seed, Path(scratch) / "cache")
+        cache = shared_cache or Path(scratch) / "cache"
+        if cache_seed is not None and not cache.exists():
+            shutil.copytree(cache_seed, cache)
         report_path, rankings_path = Path(scratch) / "report.json", Path(scratch) / "rankings.jsonl"
         command = [sys.executable, "-m", "memrecall", "run", entry.benchmark, "--system", system, "--quiet"]
         command += ["--data", str(entry.data)] if entry.data else []
         command += ["--output", str(report_path), "--export-rankings", str(rankings_path)]
-        cache = shared_cache or Path(scratch) / "cache"
         command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(cache)]
         command += list(extra)
         env = {k: v for k, v in os.environ.items() if k != "MEMRECALL_SIGN_KEY"}  # a sweep signs nothing

@@ -19,8 +19,13 @@ class RowEncoder:
 
     @property
     def default(self) -> bool:
-        """True for the registry's default encoder and for rows that use none: their row key is the system."""
+        """True for the registry's default encoder and for rows that use none."""
         return self.name in (default_name(), NO_ENCODER)
+
+    @property
+    def axis(self) -> bool:
+        """True for a signed non-default encoder: its rows are keyed SYSTEM.ENCODER and README shows only its best."""
+        return self.signed and not self.default
 
 
 def claim_name(claim: dict) -> str:

@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
@@ -66,7 +67,7 @@ class Entry:
         """The system's config as the run recorded it in env (unsigned)."""
         return ((self.report.get("env") or {}).get("system_configs") or {}).get(self.system)
 
-    @property
+    @cached_property
     def encoder(self) -> RowEncoder:
         """The encoder the row ranked with (signed claim, else its config's model, else none)."""
         return row_encoder(self.content, self.config)
@@ -79,8 +80,7 @@ class Entry:
     @property
     def row(self) -> str:
         """The row's key in its table: the system, or SYSTEM.ENCODER when a signed non-default encoder ranked."""
-        encoder = self.encoder
-        return self.system if encoder.default or not encoder.signed else f"{self.system}.{encoder.name}"
+        return f"{self.system}.{self.encoder.name}" if self.encoder.axis else self.system
 
 
 def load_data(values: Mapping[str, Sequence[Path]]) -> dict[tuple[str, str], tuple[Path, Loaded]]:

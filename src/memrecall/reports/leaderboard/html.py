@@ -3,6 +3,7 @@ per row. Every string from a report goes through html_text / html_attr; nothing 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -111,9 +112,7 @@ def encoder_cell(entry: Entry) -> str:
 
 def encoder_filter(entries: Sequence[Entry], css_id: str) -> list[str]:
     """A checkbox per encoder in the table (with its row count) that shows or hides that encoder's rows."""
-    counts: dict[str, int] = {}
-    for entry in entries:
-        counts[entry.encoder.name] = counts.get(entry.encoder.name, 0) + 1
+    counts = Counter(entry.encoder.name for entry in entries)
     if len(counts) < 2:
         return []
     boxes = "".join(
@@ -196,7 +195,8 @@ def index_page(tables: Sequence[Table], site: Path) -> str:
         "rankings, checked when this page was built; its badge says how far the check went. Cells: headline "
         "metric with its 95 % bootstrap CI. Cost comes from each report's unsigned env (the machine that ran it); "
         f"<em>{html_text(WARM)}</em> marks a row that found every text in the embedding cache (one encoder's sweep "
-        "shares its cache, so only its first row pays for encoding), and such a row is never on a figure's front. "
+        "shares a cache per benchmark, so only its first row there pays for encoding), and such a row is never "
+        "on a figure's front. "
         "State: <em>replayed</em> = the rankings were scored again here and gave identical content; "
         "<em>signed by KEY</em> = a signature by that key checks; <em>fingerprint only</em> = the content hash "
         "and rankings hash check, nothing more; <em>UNVERIFIED</em> = a check failed. Code: <em>isolated</em> = a "

@@ -34,11 +34,10 @@ def readme_rows(table: Table) -> list[tuple[int, Entry]]:
     """(page #, row) of every comparable row on the default encoder or none, and the best row of each other one."""
     chosen, best_seen = [], set()
     for position, entry in enumerate(table.rows, start=1):
-        encoder = entry.encoder
-        if encoder.default or not encoder.signed:
+        if not entry.encoder.axis:
             chosen.append((position, entry))
-        elif encoder.name not in best_seen:
-            best_seen.add(encoder.name)
+        elif entry.encoder.name not in best_seen:
+            best_seen.add(entry.encoder.name)
             chosen.append((position, entry))
     return chosen
 
