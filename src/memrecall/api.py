@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
+from memrecall.data.granularity import session_rankings, unit_view
 from memrecall.data.model import Ranking
 from memrecall.errors import ConfigError
 from memrecall.reports.rankings_files import checked_runs
@@ -140,6 +141,7 @@ def run_system(
     worker_timeout: float = DEFAULT_TIMEOUT,
     pass_env: Sequence[str] = (),
     full_rankings: bool = False,
+    unit: str | None = None,
 ) -> Result:
     """Run a system on a benchmark; its rankings are checked strictly, and the report names the code that ran.
 
@@ -153,6 +155,8 @@ def run_system(
     names it (model, weights sha256, backend). Systems are asked for the top `depth` of each store (see
     memrecall.scoring.policy.scoring_depth); `full_rankings=True` asks for whole stores instead, as an
     official LongMemEval log needs (the numbers are the same: scoring reads the same depth).
+    `unit="session"` scores turn rankings at session level (see memrecall.data.granularity); systems are
+    then asked for whole stores, so every ranking reaches k distinct sessions.
     """
     bench = _benchmark(benchmark)
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
@@ -160,7 +164,8 @@ def run_system(
     loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
     # systems rank down to the deepest cut-off scored (the scoring depth, or a deeper --metrics k)
     depth = None if scoring.depth is None else max([scoring.depth, *cut_offs(scoring.requested)])
-    depth = None if _flag(full_rankings, "full_rankings") else depth
+    depth = None if _flag(full_rankings, "full_rankings") or unit is not None else depth
+    scored = _at_unit(loaded, unit)  # refused before any system runs
     identities = {}
     if plugin is not None:
         source = source_facts(plugin.spec, plugin.built)  # read before the plug-in is imported
@@ -176,11 +181,15 @@ def run_system(
     env.update(executor_facts(executor))
     oracles = frozenset({run.name} if run.uses_gold_labels else ())
     used = encoder.get().describe() if plugin is None and encoder is not None and encoder.loaded else None
-    report = systems_report(
-        bench, loaded, [(run.name, run.rankings)], scoring, env, oracles, {run.name: used}, identities
-    )
-    rows = per_query_rows(loaded.task, run.rankings, run.name, bench.ks)
-    return Result(report, {run.name: run.rankings}, rows, loaded, bench)
+    rankings = run.rankings if unit is None else session_rankings(loaded.task, run.rankings)
+    report = systems_report(bench, scored, [(run.name, rankings)], scoring, env, oracles, {run.name: used}, identities)
+    rows = per_query_rows(scored.task, rankings, run.name, bench.ks)
+    return Result(report, {run.name: rankings}, rows, scored, bench)
+
+
+def _at_unit(loaded: Loaded, unit: str | None) -> Loaded:
+    """The loaded task as it is scored at `unit` (itself when unit is None)."""
+    return loaded if unit is None else Loaded(*unit_view(loaded.task, loaded.dataset, unit))
 
 
 def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, pass_env):
@@ -218,11 +227,13 @@ def evaluate_rankings(
     loaded: Loaded | None = None,
     gold_label_users: Sequence[str] = (),
     metrics: Sequence[str] = (),
+    unit: str | None = None,
 ) -> Result:
     """Score rankings (a file, several files, or a list of row dicts) strictly; several are paired against the first.
 
     `gold_label_users` names the systems that read authored labels (oracles); their entries say so.
     `metrics` (names such as map or precision@5) are scored beside the benchmark's own.
+    `unit="session"` scores turn rankings at session level (see memrecall.data.granularity).
     """
     bench = _benchmark(benchmark)
     sources, names = _sources(rows), _text_list(names, "names")
@@ -231,9 +242,12 @@ def evaluate_rankings(
     if loaded is not None and not isinstance(loaded, Loaded):
         raise ConfigError(f"loaded must be a Loaded (Benchmark.load's result) or None, got {_kind(loaded)}")
     loaded = loaded or bench.load(bench.resolve_data(_data(data)))
+    scored = _at_unit(loaded, unit)  # refused before any file is read
     runs, files, notes = checked_runs(sources, names, bench, loaded)
+    if unit is not None:
+        runs = [(name, session_rankings(loaded.task, r)) for name, r in runs]
     env = {"rankings_files": files, **({"formats": notes} if notes else {})} if files else {}
     identities = {name: RANKINGS_FILE for name, _ in runs}
-    report = systems_report(bench, loaded, runs, scoring, env, frozenset(users), None, identities)
-    per_query = [row for name, r in runs for row in per_query_rows(loaded.task, r, name, bench.ks)]
-    return Result(report, dict(runs), per_query, loaded, bench)
+    report = systems_report(bench, scored, runs, scoring, env, frozenset(users), None, identities)
+    per_query = [row for name, r in runs for row in per_query_rows(scored.task, r, name, bench.ks)]
+    return Result(report, dict(runs), per_query, scored, bench)

@@ -150,15 +150,12 @@ def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Load
     def load(path: Path, options: Mapping[str, Any]) -> Loaded:
         from memrecall.data.loaders.locomo import load_locomo
 
-        loaded = load_locomo(path, granularity)
-        dataset = {
-            "kind": "locomo",
-            "granularity": granularity,
-            "file": path.name,
-            "evidence_issue_counts": loaded.issue_counts(),
-            "evidence_issues": loaded.evidence_issues,
-        }
-        return Loaded(loaded.task, dataset)
+        category5 = options.get("category5") or "apart"
+        loaded = load_locomo(path, granularity, category5)
+        dataset = {"kind": "locomo", "granularity": granularity, "file": path.name}
+        dataset.update(evidence_issue_counts=loaded.issue_counts(), evidence_issues=loaded.evidence_issues)
+        # recorded only when chosen, so the reports of the default population are unchanged
+        return Loaded(loaded.task, dataset | ({"category5": category5} if category5 != "apart" else {}))
 
     return load
 

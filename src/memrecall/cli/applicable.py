@@ -17,6 +17,8 @@ RULES: dict[tuple[str, str], dict[str, str]] = {
         "seed": AS_SCORED,
         "resamples": AS_SCORED,
         "metrics": AS_SCORED,
+        "unit": AS_SCORED,
+        "category5": AS_SCORED,
         "csv_path": f"it needs rankings files; {AS_SCORED}",
         "latex_path": f"it needs rankings files; {AS_SCORED}",
         "per_query": f"it needs rankings files; {AS_SCORED}",

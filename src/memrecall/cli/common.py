@@ -343,3 +343,32 @@ def metrics_option(function: Callable) -> Callable:
         help="Comma list of metrics to add beside the benchmark's headline, e.g. map,precision@5,ndcg@10 "
         "(names: docs/metrics.md).",
     )(function)
+
+
+def definition_options(function: Callable) -> Callable:
+    """--unit and --category5: score under another published definition, recorded in the signed content."""
+    from memrecall.data.granularity import UNITS
+    from memrecall.data.loaders.locomo import CATEGORY5
+
+    function = click.option(
+        "--category5",
+        type=click.Choice(CATEGORY5),
+        default=None,
+        help="LoCoMo: report the adversarial questions apart (the default) or score them in the headline.",
+    )(function)
+    return click.option(
+        "--unit",
+        type=click.Choice(UNITS),
+        default=None,
+        help="Score turn rankings at session level: the sessions of the ranked turns, first seen first "
+        "(recall@k = any gold session among the first k distinct sessions).",
+    )(function)
+
+
+def load_options(benchmark_name: str, category5: str | None) -> dict:
+    """The loader options --category5 asks for; BadParameter when the benchmark is not LoCoMo."""
+    if category5 is None:
+        return {}
+    if not benchmark_name.startswith("locomo"):
+        raise click.BadParameter(f"only for the locomo benchmarks, not {benchmark_name}", param_hint="--category5")
+    return {"category5": category5}

@@ -9,7 +9,9 @@ import click
 from memrecall.cli.common import (
     bootstrap_options,
     data_input,
+    definition_options,
     finish_outputs,
+    load_options,
     metrics_option,
     new_plan,
     output_options,
@@ -32,7 +34,8 @@ def _score_and_print(
 ) -> None:
     """Score one or more rankings files with the benchmark's policy; print results and paired differences.
 
-    `extra` holds `metrics` (names added beside the headline) and `tables` ({"csv": path, "latex": path}).
+    `extra` holds `metrics` (names added beside the headline), `tables` ({"csv": path, "latex": path}),
+    and the definition (`unit`, `category5`).
     """
     from memrecall.api import evaluate_rankings
     from memrecall.benchmarks import get_benchmark
@@ -47,16 +50,20 @@ def _score_and_print(
     from memrecall.scoring.paired import comparison_rows
 
     benchmark = get_benchmark(benchmark_name)
+    extra = extra or {}
+    options = load_options(benchmark.name, extra.get("category5"))
     plan = new_plan()
     files = [plan.input("RANKINGS", path) for path in files]
     data = data_input(plan, benchmark.resolve_data(data))
     output = plan.output("--output", output)
     per_query = plan.output("--per-query", per_query)
     report_dir = plan.card("--report-dir", report_dir)
-    extra = extra or {}
     tables = {kind: plan.output(f"--{kind}", path) for kind, path in extra.get("tables", {}).items() if path}
     plan.check()
-    result = evaluate_rankings(files, benchmark, data, names, seed, resamples, metrics=extra.get("metrics", ()))
+    loaded = benchmark.load(benchmark.resolve_data(data), **options) if options else None
+    result = evaluate_rankings(
+        files, benchmark, data, names, seed, resamples, loaded, metrics=extra.get("metrics", ()), unit=extra.get("unit")
+    )
     report = result.report
     for source, note in report["env"].get("formats", {}).items():
         click.echo(f"{source}: read as {note}", err=True)
@@ -122,6 +129,7 @@ def _names(text: str | None) -> list[str] | None:
 )
 @bootstrap_options
 @metrics_option
+@definition_options
 @output_options
 @QUIET_OPTION
 @sign_option
@@ -135,6 +143,8 @@ def evaluate(
     seed,
     resamples,
     metrics,
+    unit,
+    category5,
     per_query,
     report_dir,
     quiet,
@@ -162,7 +172,7 @@ def evaluate(
         report_dir,
         sign_key,
         quiet,
-        {"metrics": metrics},
+        {"metrics": metrics, "unit": unit, "category5": category5},
     )
 
 
@@ -204,6 +214,7 @@ def evaluate(
 )
 @bootstrap_options
 @metrics_option
+@definition_options
 @output_options
 @QUIET_OPTION
 @sign_option
@@ -219,6 +230,8 @@ def compare(
     seed,
     resamples,
     metrics,
+    unit,
+    category5,
     per_query,
     report_dir,
     quiet,
@@ -238,7 +251,7 @@ def compare(
         _compare_reports(runs, output, allow_mismatch, sign_key, quiet)
         return
     refuse_inapplicable("rankings")
-    extra = {"metrics": metrics, "tables": {"csv": csv_path, "latex": latex_path}}
+    extra = {"metrics": metrics, "tables": {"csv": csv_path, "latex": latex_path}, "unit": unit, "category5": category5}
     _score_and_print(
         runs,
         benchmark_name,

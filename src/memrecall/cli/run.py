@@ -10,9 +10,11 @@ import click
 from memrecall.cli.common import (
     bootstrap_options,
     data_input,
+    definition_options,
     encoder_options,
     executor_options,
     finish_outputs,
+    load_options,
     make_executor_from,
     metrics_option,
     new_plan,
@@ -70,6 +72,7 @@ IN_PROCESS = "--in-process"
 @click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder.")
 @bootstrap_options
 @metrics_option
+@definition_options
 @output_options
 @executor_options
 @encoder_options
@@ -109,6 +112,8 @@ def run(
     seed,
     resamples,
     metrics,
+    unit,
+    category5,
     per_query,
     report_dir,
     executor,
@@ -160,6 +165,9 @@ def run(
         name_part(name, "--name")  # a name no file name can be made from is refused before any work
     if export_official_log and not benchmark.name.startswith("longmemeval"):
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
+    if export_official_log and unit:
+        raise click.BadParameter("the official log holds the rankings as run; drop --unit", param_hint="--unit")
+    options = load_options(benchmark.name, category5)
     plan = new_plan(cache_dir, writes_cache=True)
     path = data_input(plan, benchmark.resolve_data(data))
     plugin_inputs(plan, system_spec)
@@ -180,7 +188,7 @@ def run(
         plan.check()
     if not quiet:
         click.echo(f"loading {path}...", err=True)
-    loaded = benchmark.load(path)
+    loaded = benchmark.load(path, **options)
     check_trec_ids(loaded.task, rankings_format if export_rankings else "jsonl")
     where = make_executor_from(executor, workers, ray_address)
     encoder.attach(where)
@@ -199,6 +207,7 @@ def run(
         worker_timeout=worker_timeout,
         pass_env=pass_env,
         full_rankings=export_official_log is not None,  # an official log holds whole rankings, and k up to 50
+        unit=unit,
     )
     ((chosen, rankings),) = result.rankings.items()
     result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded

@@ -23,9 +23,10 @@ from typing import Any
 
 from memrecall.data.jsonfile import describe, file_sha256, read_json
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
-from memrecall.errors import DatasetError
+from memrecall.errors import ConfigError, DatasetError
 
 GRANULARITIES = ("session", "turn")
+CATEGORY5 = ("apart", "headline")  # adversarial questions: reported apart (the default), or scored with the rest
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _EVIDENCE = re.compile(r"^D:?(\d+):(\d+)$")
@@ -94,10 +95,16 @@ def resolve_evidence(raw: str, known: set[str]) -> list[tuple[str | None, str]]:
     return out
 
 
-def load_locomo(path: str | Path, granularity: str = "session") -> LocomoLoad:
-    """Read the LoCoMo release; DatasetError names the sample id and field of any structural problem."""
+def load_locomo(path: str | Path, granularity: str = "session", category5: str = "apart") -> LocomoLoad:
+    """Read the LoCoMo release; DatasetError names the sample id and field of any structural problem.
+
+    `category5="headline"` scores the adversarial questions with the rest (several published LoCoMo
+    figures count them); the task's version then says so, so no report mixes the two populations.
+    """
     if granularity not in GRANULARITIES:
         raise DatasetError(str(path), "", f"unknown granularity {granularity!r}; choose session or turn")
+    if category5 not in CATEGORY5:
+        raise ConfigError(f"unknown category-5 population {category5!r}; choose {' or '.join(CATEGORY5)}")
     path = Path(path)
     data = read_json(path)
     if not isinstance(data, list):
@@ -116,10 +123,11 @@ def load_locomo(path: str | Path, granularity: str = "session") -> LocomoLoad:
                 str(path), f"{sample_id}: qa", f"expected an array of questions, got {type(questions).__name__}"
             )
         for number, qa in enumerate(questions):
-            query, found = _question(str(path), sample_id, number, qa, set(turn_session), turn_session, granularity)
+            query, found = _question(str(path), sample_id, number, qa, turn_session, granularity, category5)
             queries.append(query)
             issues.extend(found)
-    return LocomoLoad(Task("locomo", granularity, file_sha256(path), stores, tuple(queries)), issues)
+    version = granularity if category5 == "apart" else f"{granularity}+category5"
+    return LocomoLoad(Task("locomo", version, file_sha256(path), stores, tuple(queries)), issues)
 
 
 def _conversation(source: str, index: int, sample: Any, granularity: str) -> tuple[str, tuple, dict[str, str]]:
@@ -181,9 +189,9 @@ def _question(
     sample_id: str,
     number: int,
     qa: Any,
-    known: set[str],
     turn_session: dict[str, str],
     granularity: str,
+    category5: str,
 ) -> tuple[JudgedQuery, list[dict]]:
     """One QA item as a Query, with the evidence ids that needed handling."""
     where = f"{sample_id}: qa[{number}]"
@@ -196,7 +204,7 @@ def _question(
         bad = evidence if not isinstance(evidence, list) else next(e for e in evidence if not isinstance(e, str))
         raise DatasetError(source, f"{where}.evidence", f"expected an array of strings, got {describe(bad)}")
     query_id = f"{sample_id}:qa{number}"
-    turns, issues = set(), []
+    known, turns, issues = set(turn_session), set(), []
     for raw in evidence:
         for resolved, outcome in resolve_evidence(raw, known):
             if outcome != "ok":
@@ -208,6 +216,6 @@ def _question(
     if category is not None and (not isinstance(category, int) or isinstance(category, bool)):
         raise DatasetError(source, f"{where}.category", f"expected an integer, got {describe(category)}")
     strata = {"category": category_label(category)}
-    if category == 5:
+    if category == 5 and category5 == "apart":
         strata.update(in_headline="no", left_out_because=category_label(category))
     return JudgedQuery(query_id, sample_id, qa["question"], None, frozenset(targets), strata), issues

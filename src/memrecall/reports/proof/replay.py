@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
+from memrecall.data.granularity import unit_view
 from memrecall.errors import ConfigError, UsageError, short
 from memrecall.reports.baseline_report import baseline_content
 from memrecall.reports.content import make_report
@@ -43,16 +44,14 @@ def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
         raise UsageError(f"--data is required to replay a {bench.name} report (made from {short(file)})")
     path = bench.resolve_data(data)
     dataset = content.get("dataset") or {}
-    options = {
-        k: dataset[k] for k in ("max_instances", "granularity") if k in dataset and bench.name.startswith("longm")
-    }
-    loaded = bench.load(path, **options)
+    kept = ("max_instances", "granularity") if bench.name.startswith("longm") else ("category5",)
+    loaded = bench.load(path, **{k: dataset[k] for k in kept if k in dataset})
     if loaded.task.source_sha256 != recorded:
         raise ConfigError(
             f"{path}: sha256 {loaded.task.source_sha256[:12]}..., but the report was made from data with sha256 "
             f"{short(str(recorded))[:12]}...; give the report's data with --data"
         )
-    return loaded
+    return Loaded(*unit_view(loaded.task, loaded.dataset, dataset.get("unit")))
 
 
 def replayed_runs(report: dict, rankings: Sequence[str | Path], data: str | Path | None = None) -> tuple:
