@@ -20,6 +20,13 @@ def _content(path) -> dict:
     return json.loads(path.read_text())["content"]
 
 
+def _fts5(*args):
+    """`memrecall run locomo-turn --system fts5` on the mini LoCoMo file, quiet, with more arguments."""
+    done = run("run", "locomo-turn", "--system", "fts5", "--data", MINI, "--quiet", *args)
+    assert done.exit_code == 0, done.output
+    return done
+
+
 def test_a_turn_ranking_becomes_its_sessions_first_seen_first():
     task = load_locomo(MINI, "turn").task
     turns = Ranking("conv-a:qa2", ("D2:2", "D1:1", "D2:1", "D1:3", "D2:3", "D1:2"), (6, 5, 4, 3, 2, 1))
@@ -33,36 +40,20 @@ def test_a_turn_ranking_becomes_its_sessions_first_seen_first():
 
 
 def test_unit_session_scores_what_the_sessions_of_the_turn_rankings_give(tmp_path):
-    turn = run(
-        "run",
-        "locomo-turn",
-        "--system",
-        "fts5",
-        "--data",
-        MINI,
-        "--quiet",
+    _fts5(
         "--output",
         tmp_path / "t.json",
         "--export-rankings",
         tmp_path / "turns.jsonl",
     )
-    assert turn.exit_code == 0, turn.output
-    unit = run(
-        "run",
-        "locomo-turn",
-        "--system",
-        "fts5",
-        "--data",
-        MINI,
+    _fts5(
         "--unit",
         "session",
-        "--quiet",
         "--output",
         tmp_path / "s.json",
         "--export-rankings",
         tmp_path / "sessions.jsonl",
     )
-    assert unit.exit_code == 0, unit.output
     task = load_locomo(MINI, "turn").task
     rows = [json.loads(line) for line in (tmp_path / "turns.jsonl").read_text().splitlines()]
     expected = {}
@@ -89,61 +80,33 @@ def test_unit_session_scores_what_the_sessions_of_the_turn_rankings_give(tmp_pat
 
 
 def test_a_unit_session_report_replays_from_its_exported_rankings(tmp_path):
-    made = run(
-        "run",
-        "locomo-turn",
-        "--system",
-        "fts5",
-        "--data",
-        MINI,
+    _fts5(
         "--unit",
         "session",
         "--category5",
         "headline",
-        "--quiet",
         "--output",
         tmp_path / "s.json",
         "--export-rankings",
         tmp_path / "fts5.jsonl",
     )
-    assert made.exit_code == 0, made.output
     checked = run("verify", tmp_path / "s.json", "--rankings", tmp_path / "fts5.jsonl", "--data", MINI)
     assert checked.exit_code == 0, checked.output
     assert "scored again give identical content" in checked.output
 
 
 def test_evaluate_with_unit_session_equals_run_with_it(tmp_path):
-    assert (
-        run(
-            "run",
-            "locomo-turn",
-            "--system",
-            "fts5",
-            "--data",
-            MINI,
-            "--quiet",
-            "--output",
-            tmp_path / "t.json",
-            "--export-rankings",
-            tmp_path / "fts5.jsonl",
-        ).exit_code
-        == 0
+    _fts5(
+        "--output",
+        tmp_path / "t.json",
+        "--export-rankings",
+        tmp_path / "fts5.jsonl",
     )
-    assert (
-        run(
-            "run",
-            "locomo-turn",
-            "--system",
-            "fts5",
-            "--data",
-            MINI,
-            "--unit",
-            "session",
-            "--quiet",
-            "--output",
-            tmp_path / "r.json",
-        ).exit_code
-        == 0
+    _fts5(
+        "--unit",
+        "session",
+        "--output",
+        tmp_path / "r.json",
     )
     done = run(
         "evaluate",
@@ -156,7 +119,6 @@ def test_evaluate_with_unit_session_equals_run_with_it(tmp_path):
         "session",
         "--output",
         tmp_path / "e.json",
-        "--quiet",
     )
     assert done.exit_code == 0, done.output
     ran, evaluated = _content(tmp_path / "r.json"), _content(tmp_path / "e.json")
@@ -176,6 +138,7 @@ def test_category5_headline_scores_the_adversarial_questions_with_the_rest():
     assert within.report["content"]["task"]["version"] == "turn+category5"
     assert within.report["content"]["dataset"]["category5"] == "headline"
     assert "category5" not in apart.report["content"]["dataset"]
+
     # the same rankings: category 5's own row is the same either way
     def values(row: dict) -> dict:
         return {k: v["value"] if isinstance(v, dict) else v for k, v in row.items()}
@@ -221,19 +184,9 @@ def test_a_definition_that_cannot_apply_is_one_line_and_writes_nothing(tmp_path,
 
 def test_compare_of_reports_refuses_a_definition(tmp_path):
     for name in ("a", "b"):
-        assert (
-            run(
-                "run",
-                "locomo-turn",
-                "--system",
-                "fts5",
-                "--data",
-                MINI,
-                "--quiet",
-                "--output",
-                tmp_path / f"{name}.json",
-            ).exit_code
-            == 0
+        _fts5(
+            "--output",
+            tmp_path / f"{name}.json",
         )
     done = run(
         "compare", tmp_path / "a.json", tmp_path / "b.json", "--unit", "session", "--output", tmp_path / "c.json"
