@@ -9,6 +9,7 @@ from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.data.granularity import session_rankings, unit_view
+from memrecall.data.measured import measured_view
 from memrecall.data.model import Ranking
 from memrecall.errors import ConfigError
 from memrecall.reports.rankings_files import checked_runs
@@ -156,7 +157,9 @@ def run_system(
     memrecall.scoring.policy.scoring_depth); `full_rankings=True` asks for whole stores instead, as an
     official LongMemEval log needs (the numbers are the same: scoring reads the same depth).
     `unit="session"` scores turn rankings at session level (see memrecall.data.granularity); systems are
-    then asked for whole stores, so every ranking reaches k distinct sessions.
+    then asked for whole stores, so every ranking reaches k distinct sessions. Queries an adapter answered
+    with NotMeasurable (nothing it returned maps back to an id) are left out of the scored population and
+    listed with their reasons under the report's `dataset.not_measurable` (see memrecall.data.measured).
     """
     bench = _benchmark(benchmark)
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
@@ -182,6 +185,7 @@ def run_system(
     oracles = frozenset({run.name} if run.uses_gold_labels else ())
     used = encoder.get().describe() if plugin is None and encoder is not None and encoder.loaded else None
     rankings = run.rankings if unit is None else session_rankings(loaded.task, run.rankings)
+    scored = Loaded(*measured_view(scored.task, scored.dataset, run.not_measurable))  # out of the denominator
     report = systems_report(bench, scored, [(run.name, rankings)], scoring, env, oracles, {run.name: used}, identities)
     rows = per_query_rows(scored.task, rankings, run.name, bench.ks)
     return Result(report, {run.name: rankings}, rows, scored, bench)

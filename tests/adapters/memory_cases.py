@@ -76,3 +76,42 @@ def untied_differences(ranking: list[str], expected: list[str], scores: dict[str
         for got, want in zip(ranking, expected, strict=True)
         if got != want and abs(scores[got] - scores[want]) > TIE_TOLERANCE
     )
+
+
+def documents(texts: dict[str, str]) -> list[SimpleNamespace]:
+    """Documents with only the public fields, no timestamps."""
+    return [SimpleNamespace(id=doc_id, text=text, timestamp=None) for doc_id, text in texts.items()]
+
+
+def repo_files() -> set[str]:
+    """The repository's files outside .git, .venv and bytecode caches."""
+    import os
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    found = set()
+    for root, dirs, names in os.walk(repo):
+        dirs[:] = [d for d in dirs if d not in {".git", ".venv", "__pycache__"}]
+        found.update(os.path.relpath(os.path.join(root, name), repo) for name in names)
+    return found
+
+
+def check_writes_only_its_folder(adapter, store, text: str, top: str | None, tmp_path, monkeypatch, env=()) -> None:
+    """Index `store` and rank `text` (`top` first, unless None) with cwd, HOME and each `env` variable pointing at
+    empty folders: none of them, nor the repository, gets a file, and all are as they were after."""
+    import os
+
+    folders = {name: tmp_path / name.lower() for name in ("cwd", "HOME", *env)}
+    for folder in folders.values():
+        folder.mkdir()
+    monkeypatch.chdir(folders["cwd"])
+    for name in ("HOME", *env):
+        monkeypatch.setenv(name, str(folders[name]))
+    before = repo_files()
+    adapter.index(store)
+    ranking = adapter.rank(ask(text))
+    assert sorted(ranking) == sorted(d.id for d in store) and ranking[0] == (top or ranking[0])
+    assert os.getcwd() == str(folders["cwd"]) and all(os.environ[n] == str(folders[n]) for n in ("HOME", *env))
+    assert all(list(folder.iterdir()) == [] for folder in folders.values())
+    # other work may add .py files to the tree meanwhile; a product never writes those
+    assert {path for path in repo_files() - before if not path.endswith(".py")} == set()

@@ -1,5 +1,6 @@
 """Promise: an option that cannot apply in a command's mode is refused, naming it and why, never ignored."""
 
+import click
 import pytest
 from conftest import MINI_RELEASE, run
 from helpers import assert_usage_error
@@ -37,10 +38,12 @@ def inputs(tmp_path_factory):
 
 
 def _option(name: str) -> list[str]:
-    """The option's flag and a value that would be valid in the other mode (a path under the test folder)."""
+    """The option's flag and a value valid in the other mode (a choice, or a path under the test folder)."""
     param = next(p for p in compare.params if p.name == name)
     if getattr(param, "is_flag", False):
         return [param.opts[0]]
+    if isinstance(param.type, click.Choice):
+        return [param.opts[0], param.type.choices[-1]]
     return [param.opts[0], VALUES.get(name, MINI_RELEASE if name == "data" else "OUT/" + name)]
 
 

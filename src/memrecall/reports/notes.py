@@ -30,7 +30,19 @@ def depth_note(content: Mapping[str, Any]) -> str | None:
     return f"every ranking is scored down to rank {depth} (so mrr is mrr@{depth}, for every system alike)"
 
 
+def unmeasured_note(dataset: Mapping[str, Any]) -> str | None:
+    """How many queries were not measurable (the system's answer mapped back to no id), when any were."""
+    facts = dataset.get("not_measurable") if isinstance(dataset, Mapping) else None
+    if not isinstance(facts, Mapping) or not facts.get("count"):
+        return None
+    first = next(iter(facts.get("queries") or {}), None)
+    return (
+        f"{facts['count']} of {facts.get('of')} queries left out of every number: the system's answer carried nothing"
+        f" that maps back to a document id (listed under dataset.not_measurable; the first is {first!r})"
+    )
+
+
 def report_notes(content: Mapping[str, Any]) -> list[str]:
-    """The notes of a report's content, in a fixed order: unofficial data first, then the depth."""
-    notes = [official_note(content.get("data")), depth_note(content)]
+    """The notes of a report's content, in a fixed order: unofficial data first, then the depth, then the population."""
+    notes = [official_note(content.get("data")), depth_note(content), unmeasured_note(content.get("dataset") or {})]
     return [note for note in notes if note]

@@ -16,10 +16,12 @@ class TimedAnswers(list):
     index_seconds: float = 0.0
     query_seconds: tuple[float, ...] = ()
     basis: str = PER_CALL
+    counts: dict[str, int] = {}  # noqa: RUF012 - replaced, never mutated: what the system counted in this store
 
 
 class TimedSystem:
-    """A SystemAdapter seen through a stopwatch: index() and each query are timed, nothing else changes."""
+    """A SystemAdapter seen through a stopwatch: index() and each query are timed, and after a store's queries
+    its `store_counts()` (what the system dropped or altered there) travel with the answers; nothing else changes."""
 
     def __init__(self, adapter: Any) -> None:
         self.adapter = adapter
@@ -60,7 +62,17 @@ class TimedSystem:
             out = TimedAnswers(answers)
             out.query_seconds = tuple(seconds)
         out.index_seconds = self._index_seconds
+        out.counts = self.adapter.store_counts(store_id)
         return out
+
+
+def store_counts(outputs: dict) -> dict[str, int]:
+    """The counts systems reported per store, summed over the stores (sorted keys; empty when none counted)."""
+    total: dict[str, int] = {}
+    for answers in outputs.values():
+        for key, value in getattr(answers, "counts", {}).items():
+            total[key] = total.get(key, 0) + value
+    return dict(sorted(total.items()))
 
 
 def percentile(values: Sequence[float], q: float) -> float:

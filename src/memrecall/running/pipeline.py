@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memrecall.data.model import Query, Ranking, Task
@@ -12,7 +12,7 @@ from memrecall.errors import RankingsError
 from memrecall.progress import progress_bar
 from memrecall.running.limits import TooLong
 from memrecall.scoring.depth import at_depth
-from memrecall.systems.contract import SystemAdapter, ranked_ids
+from memrecall.systems.contract import NotMeasurable, SystemAdapter, ranked_ids
 
 
 @dataclass
@@ -25,6 +25,7 @@ class SystemRun:
     seconds: float
     uses_gold_labels: bool = False
     cost: dict | None = None
+    not_measurable: dict[str, str] = field(default_factory=dict)
 
 
 def rank_task(
@@ -40,12 +41,11 @@ def rank_task(
     The system only ever sees `task.public()`, a fresh sealed copy: no targets, strata or labels. A system
     that declares `uses_gold_labels` is handed the authored labels as well, and its run says so.
     """
-    from memrecall.running.cost import TimedSystem, run_cost
+    from memrecall.running.cost import TimedSystem, run_cost, store_counts
     from memrecall.running.executors import LocalExecutor
 
     executor = executor or LocalExecutor()
     started = time.perf_counter()
-    config = system.config()
     depth = None if require_full else depth
     public = task.public(depth)
     by_store: dict[str, list[Query]] = {}
@@ -55,12 +55,14 @@ def rank_task(
     if system.uses_gold_labels:
         system.give_gold_labels(task.gold_labels())
     system.prepare(task.public(depth))
+    config = system.config()  # after prepare: an adapter may settle its recipe there
     prepared, system = time.perf_counter() - started, TimedSystem(system)
     with progress_bar(len(task.queries), f"{system.name}: ranking", show_progress, unit="query") as bar:
         outputs = executor.rank_stores(system, work, bar.update)
     rows: list[RankingRow] = []
     given: dict[str, Ranking] = {}
     problems: list[str] = []
+    unmeasured: dict[str, str] = {}
     for store_id, queries in by_store.items():
         answers = outputs[store_id]
         if len(answers) != len(queries):
@@ -70,6 +72,9 @@ def rank_task(
             if isinstance(output, TooLong):
                 problems.append(output.problem(query.id, store_id))
                 continue
+            if isinstance(output, NotMeasurable):  # memrecall's own adapters only: plug-in answers never come here
+                unmeasured[query.id] = str(output.reason)[:300]
+                continue
             row, problem = _row(query, output)
             if problem:
                 problems.append(problem)
@@ -77,10 +82,14 @@ def rank_task(
                 rows.append(row)
                 if isinstance(output, Ranking):
                     given[query.id] = output
-    run = checked_run(system.name, config, rows, given, problems, task, require_full, depth)
+    measured = replace(task, queries=tuple(q for q in task.queries if q.id not in unmeasured))
+    counts = store_counts(outputs)
+    config = {**config, "counts": counts} if counts else config
+    run = checked_run(system.name, config, rows, given, problems, measured, require_full, depth)
     run.seconds = time.perf_counter() - started
     run.cost = run_cost(outputs, prepared, run.seconds)
     run.uses_gold_labels = system.adapter.uses_gold_labels
+    run.not_measurable = unmeasured
     return run
 
 

@@ -7,8 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from memrecall.data.model import Document, PublicTask, Query, Ranking
-from memrecall.errors import ConfigError
+from memrecall.errors import ConfigError, SystemFailure
 from memrecall.systems.boundary import json_safe_config, user_code
+
+
+@dataclass(frozen=True)
+class NotMeasurable:
+    """A system's answer to a query whose results carry nothing that maps back to the store's ids."""
+
+    reason: str
 
 
 def is_system(obj: Any) -> bool:
@@ -51,6 +58,18 @@ class SystemAdapter:
         """Index one store."""
         with user_code(self.name, "index", self.system, f" on store {store_id!r}" if store_id else ""):
             self.system.index(documents)
+
+    def store_counts(self, store_id: str | None = None) -> dict[str, int]:
+        """The system's store_counts() for the store it just ranked (name -> count), when it has one, else {}."""
+        if not callable(getattr(self.system, "store_counts", None)):
+            return {}
+        with user_code(self.name, "store_counts", self.system, f" on store {store_id!r}" if store_id else ""):
+            counts = self.system.store_counts()
+        items = counts.items() if isinstance(counts, Mapping) else [(counts, None)]
+        bad = next((k for k, v in items if not isinstance(k, str) or type(v) is not int or v < 0), None)
+        if bad is not None or not isinstance(counts, Mapping):
+            raise SystemFailure(f"{self.name}: store_counts() must map names to counts >= 0, got {bad!r}")
+        return dict(counts)
 
     def rank_many(self, queries: Sequence[Query], store_id: str | None = None) -> list[Any]:
         """The system's rank_many(queries) when it has one, else rank() per query."""

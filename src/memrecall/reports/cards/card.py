@@ -22,7 +22,7 @@ from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
 from memrecall.reports.exports.tables import harness_rows
-from memrecall.reports.notes import depth_note
+from memrecall.reports.notes import depth_note, unmeasured_note
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.identity import describe_identity
 
@@ -41,7 +41,12 @@ def provenance(report: dict, state: str) -> list[str]:
         ],
         ["data sha256", code(task.get("source_sha256"))],
     ]
-    for label, note in (("data", official_note(content.get("data"))), ("scoring depth", depth_note(content))):
+    notes = (
+        ("data", official_note(content.get("data"))),
+        ("scoring depth", depth_note(content)),
+        ("not measurable", unmeasured_note(content.get("dataset") or {})),
+    )
+    for label, note in notes:
         if note:
             rows.append([label, markdown_text(note)])
     for name in content.get("system_order", []):

@@ -8,6 +8,7 @@ from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.data.granularity import unit_view
+from memrecall.data.measured import measured_view, recorded_unmeasured
 from memrecall.errors import ConfigError, UsageError, short
 from memrecall.reports.baseline_report import baseline_content
 from memrecall.reports.content import make_report
@@ -51,7 +52,8 @@ def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
             f"{path}: sha256 {loaded.task.source_sha256[:12]}..., but the report was made from data with sha256 "
             f"{short(str(recorded))[:12]}...; give the report's data with --data"
         )
-    return Loaded(*unit_view(loaded.task, loaded.dataset, dataset.get("unit")))
+    task, facts = unit_view(loaded.task, loaded.dataset, dataset.get("unit"))
+    return Loaded(*measured_view(task, facts, recorded_unmeasured(dataset)))
 
 
 def replayed_runs(report: dict, rankings: Sequence[str | Path], data: str | Path | None = None) -> tuple:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -152,3 +153,62 @@ class RetrieverLoop:
         """The retriever's results for the query text, best first, then any it left out in store order."""
         returned = [] if self._retriever is None else self._returned_ids(self._retriever, query.text)
         return with_unreturned(returned, self._ids, self._depth)
+
+
+class WorkingFolder:
+    """A temporary folder a memory product runs in: during `inside()` the working directory and HOME point
+    there, so files a product writes relative to either land in it; the folder is removed with the adapter."""
+
+    def __init__(self, adapter: str) -> None:
+        import shutil
+        import tempfile
+        import weakref
+
+        self.path = Path(tempfile.mkdtemp(prefix=f"memrecall-{adapter}-"))
+        self._stores = 0
+        weakref.finalize(self, shutil.rmtree, self.path, True)
+
+    def store_folder(self) -> Path:
+        """A new empty subfolder for the next store (one store per user or conversation)."""
+        self._stores += 1
+        folder = self.path / f"store-{self._stores:05d}"
+        folder.mkdir()
+        return folder
+
+    @contextlib.contextmanager
+    def inside(self):
+        """Run the block with the working directory and HOME set to the folder, both restored after."""
+        cwd, home = os.getcwd(), os.environ.get("HOME")
+        os.chdir(self.path)
+        os.environ["HOME"] = str(self.path)
+        try:
+            yield self.path
+        finally:
+            os.chdir(cwd)
+            if home is None:
+                os.environ.pop("HOME", None)
+            else:
+                os.environ["HOME"] = home
+
+
+class StoreCounts:
+    """What an adapter counts in the store it is on: `_new_store()` at index, `_count(what, n)` as things happen;
+    memrecall reads `store_counts()` after each store's queries and sums them into the run's signed config."""
+
+    _counts: dict[str, int]
+
+    def _new_store(self) -> None:
+        """Start counting for a new store."""
+        self._counts = {}
+
+    def _count(self, what: str, n: int | bool = 1) -> None:
+        """Add n (nothing when 0) to what happened in this store."""
+        if n:
+            counts = getattr(self, "_counts", None)
+            if counts is None:
+                counts = self._counts = {}
+            counts[what] = counts.get(what, 0) + int(n)
+
+    def store_counts(self) -> dict[str, int]:
+        """What happened in the current store, by name."""
+        return dict(sorted(getattr(self, "_counts", {}).items()))
