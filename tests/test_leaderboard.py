@@ -275,3 +275,29 @@ def test_a_plug_in_row_says_isolated_and_one_that_shared_the_interpreter_is_refu
     assert '<span class="badge code">isolated</span>' in row
     own = next(line for line in page.split("<tr>") if ">fts5<" in line)
     assert '<span class="badge code">memrecall&#x27;s own</span>' in own or "memrecall's own" in own
+
+
+def test_every_other_row_is_tested_against_dense_with_its_mean_paired_difference(site, tmp_path):
+    entries = copy_board(site, tmp_path)
+    assert all(not table.against_dense for table in build_tables(read_entries(entries, load_data({}))))
+    for kind in ("report.json", "rankings.jsonl", "scores.jsonl"):
+        shutil.copy(entries / "epirec" / f"fts5.{kind}", entries / "epirec" / f"dense.{kind}")
+
+    def rename(content):
+        content["systems"]["dense"] = content["systems"].pop("fts5")
+        content["system_order"] = ["dense"]
+
+    edit_report(entries / "epirec" / "dense.report.json", rename)
+    (epirec, _) = build_tables(read_entries(entries, load_data({})))
+    dense = next(e for e in epirec.rows if e.system == "dense")
+    for group in epirec.groups:
+        tested = {name: v for (name, g), v in epirec.against_dense.items() if g == group}
+        assert sorted(tested) == ["fts5", "hashing", "recency"]
+        assert (tested["fts5"].p_holm, tested["fts5"].difference, tested["fts5"].separable) == (1.0, 0.0, False)
+        for entry in (e for e in epirec.rows if e.system in ("hashing", "recency")):
+            mine = {r["query_id"]: r["values"][epirec.primary] for r in entry.scores if str(r["group"]) == group}
+            base = {r["query_id"]: r["values"][epirec.primary] for r in dense.scores if str(r["group"]) == group}
+            expected = sum(mine[q] - base[q] for q in base) / len(base)
+            assert tested[entry.system].difference == pytest.approx(expected, abs=1e-12)
+    index = build(entries, tmp_path, *DATA)["index.html"].decode()
+    assert "not separable from dense (+0.000), p<sub>Holm</sub> 1.0000" in index

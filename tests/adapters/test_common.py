@@ -62,3 +62,26 @@ def test_local_model_path_refuses_a_hub_name(monkeypatch, tmp_path):
     monkeypatch.setenv("MEMRECALL_MODEL", str(tmp_path))
     assert common.local_model_path() == str(tmp_path.resolve())
     assert common.model_config() == {"model": tmp_path.resolve().name, "model_path": tmp_path.resolve().name}
+
+
+def test_offline_env_also_turns_off_a_hub_imported_before_it(monkeypatch):
+    import huggingface_hub.constants as hub
+
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", False)  # as if imported while HF_HUB_OFFLINE was unset
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    common.offline_env()
+    assert hub.HF_HUB_OFFLINE is True and hub.is_offline_mode() and os.environ["HF_HUB_OFFLINE"] == "1"
+
+
+def test_on_this_machine_is_a_local_folder_or_the_cache_and_never_a_download(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
+    import huggingface_hub.constants as hub
+
+    monkeypatch.setattr(hub, "HF_HUB_CACHE", str(tmp_path / "cache"))
+    cached = tmp_path / "cache" / "models--org--cached" / "snapshots" / "abc"
+    cached.mkdir(parents=True)
+    (cached / "config.json").write_text("{}")
+    (tmp_path / "cache" / "models--org--cached" / "refs").mkdir()
+    (tmp_path / "cache" / "models--org--cached" / "refs" / "main").write_text("abc")
+    assert common.on_this_machine(common.local_model_path()) and common.on_this_machine("org/cached")
+    assert not common.on_this_machine("org/absent") and not common.on_this_machine(str(tmp_path / "no-folder"))

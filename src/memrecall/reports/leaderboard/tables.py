@@ -22,6 +22,7 @@ from memrecall.scoring.paired import PERMUTATIONS, holm_adjust, randomisation_p
 from memrecall.scoring.power import paired_power
 
 ALPHA = 0.05
+DENSE_ROW = "dense"  # the plain-cosine baseline on MiniLM: every other comparable row is also tested against it
 POWER = 0.8
 SEED = 0
 TITLES = {
@@ -49,12 +50,13 @@ DETECTABLE_NOTE = (
 
 @dataclass
 class Versus:
-    """A row against the best row of one group: whether it is the best, its Holm-adjusted p, separable or not,
-    and the smallest paired difference from the best row its queries detect at ALPHA with POWER (None: none)."""
+    """A row against a reference row of one group (its best, or dense): whether it is that row, its Holm-adjusted p,
+    the smallest paired difference its queries detect at ALPHA with POWER (None: none) and its mean difference."""
 
     best: bool
     p_holm: float | None = None
     detectable: float | None = None
+    difference: float | None = None
 
     @property
     def separable(self) -> bool:
@@ -65,7 +67,7 @@ class Versus:
 @dataclass
 class Table:
     """One benchmark and version: comparable rows (ranked), rows apart with the manifest fields that differ,
-    oracle rows, and each comparable row's test against the best."""
+    oracle rows, and each comparable row's test against the best and against `dense`."""
 
     slug: str
     title: str
@@ -77,6 +79,7 @@ class Table:
     apart: list[tuple[Entry, list[str]]] = field(default_factory=list)
     oracle: list[Entry] = field(default_factory=list)
     versus: dict[tuple[str, str], Versus] = field(default_factory=dict)
+    against_dense: dict[tuple[str, str], Versus] = field(default_factory=dict)
 
     def row(self, entry: Entry, group: str) -> dict:
         """The results row of a group (overall, or a primary-stratum group), or {}."""
@@ -159,6 +162,7 @@ def _table(members: list[Entry]) -> Table:
     table.rows = _ranked(table, comparable)
     for group in groups:
         table.versus.update(_against_best(table, group))
+        table.against_dense.update(_against_dense(table, group))
     return table
 
 
@@ -205,28 +209,49 @@ def _values(entry: Entry, group: str, metric: str) -> dict[str, float]:
     }
 
 
+def _paired(table: Table, base: Entry, others: Sequence[Entry], group: str, label: str, power: bool) -> list[Versus]:
+    """Each of `others` minus `base` on the primary metric, paired by query: Holm-adjusted p across `others`,
+    and (with `power`) the smallest paired difference its queries detect."""
+    reference = _values(base, group, table.primary)
+    p_values, detectable, means = [], [], []
+    for entry in others:
+        mine = _values(entry, group, table.primary)
+        if set(mine) != set(reference):
+            raise DatasetError(str(entry.report_path), "", f"its scored queries differ from {base.report_path}'s")
+        ids = sorted(reference)
+        diff = np.array([mine[q] - reference[q] for q in ids], dtype=np.float64)
+        rng = group_rng(SEED, f"{label}:{table.slug}:{group}:{entry.row}")
+        p_values.append(randomisation_p(diff, rng, PERMUTATIONS))
+        means.append(float(diff.mean()))
+        values = [np.array([scores[q] for q in ids], dtype=np.float64) for scores in (mine, reference)]
+        where = f"leaderboard-power:{table.slug}:{group}:{entry.row}"
+        found = paired_power(table.primary, *values, ALPHA, POWER, seed=SEED, label=where) if power else None
+        detectable.append(None if found is None else found.detectable)
+    tested = zip(holm_adjust(p_values), detectable, means, strict=True)
+    return [Versus(False, adjusted, smallest, mean) for adjusted, smallest, mean in tested]
+
+
 def _against_best(table: Table, group: str) -> dict[tuple[str, str], Versus]:
     """Each comparable row minus the group's best row, paired by query; Holm across the rows of the group."""
     if not table.rows:
         return {}
     best = min(table.rows, key=lambda e: (-_value(table, e, group), e.row))
-    base = _values(best, group, table.primary)
     others = [e for e in table.rows if e is not best]
-    p_values, detectable = [], []
-    for entry in others:
-        mine = _values(entry, group, table.primary)
-        if set(mine) != set(base):
-            raise DatasetError(str(entry.report_path), "", f"its scored queries differ from {best.report_path}'s")
-        ids = sorted(base)
-        diff = np.array([mine[q] - base[q] for q in ids], dtype=np.float64)
-        rng = group_rng(SEED, f"leaderboard:{table.slug}:{group}:{entry.row}")
-        p_values.append(randomisation_p(diff, rng, PERMUTATIONS))
-        mine_values = np.array([mine[q] for q in ids], dtype=np.float64)
-        base_values = np.array([base[q] for q in ids], dtype=np.float64)
-        label = f"leaderboard-power:{table.slug}:{group}:{entry.row}"
-        found = paired_power(table.primary, mine_values, base_values, ALPHA, POWER, seed=SEED, label=label)
-        detectable.append(found.detectable)
     out = {(best.row, group): Versus(True)}
-    for entry, adjusted, smallest in zip(others, holm_adjust(p_values), detectable, strict=True):
-        out[(entry.row, group)] = Versus(False, adjusted, smallest)
+    out.update(
+        {
+            (e.row, group): v
+            for e, v in zip(others, _paired(table, best, others, group, "leaderboard", True), strict=True)
+        }
+    )
     return out
+
+
+def _against_dense(table: Table, group: str) -> dict[tuple[str, str], Versus]:
+    """Each other comparable row minus `dense` (MiniLM), paired by query; Holm across those rows; {} without dense."""
+    dense = next((e for e in table.rows if e.row == DENSE_ROW), None)
+    if dense is None:
+        return {}
+    others = [e for e in table.rows if e is not dense]
+    tested = _paired(table, dense, others, group, "leaderboard-dense", False)
+    return {(e.row, group): v for e, v in zip(others, tested, strict=True)}

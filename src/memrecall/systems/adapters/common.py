@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -29,10 +30,29 @@ UNRETURNED = "appended in store order"
 
 
 def offline_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Set OFFLINE_ENV plus a stack's own `extra` variables in os.environ (overriding) and return what was set."""
+    """Set OFFLINE_ENV plus a stack's own `extra` variables in os.environ (overriding) and return what was set.
+
+    huggingface_hub reads HF_HUB_OFFLINE once, at import: when it was imported before (by anything), its flag is
+    set too, so no stack reaches the hub however late it asks.
+    """
     settings = {**OFFLINE_ENV, **(extra or {})}
     os.environ.update(settings)
+    hub = sys.modules.get("huggingface_hub.constants")
+    if hub is not None:
+        hub.HF_HUB_OFFLINE = True
     return settings
+
+
+def on_this_machine(model: str) -> bool:
+    """True when a model name is a local folder or already in the Hugging Face cache (nothing is downloaded)."""
+    if Path(model).is_dir():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        return isinstance(try_to_load_from_cache(model, "config.json"), str)
+    except ValueError:  # not a repo id either (huggingface_hub's HFValidationError)
+        return False
 
 
 def local_model_path() -> str:

@@ -1,12 +1,11 @@
 """engram-search: its RetrievalPipeline (dense cosine + BM25 + name/phrase boosts, fused by RRF k=60) per store.
 
 Offline: engram's default recipe needs two hub downloads, both loaded lazily at the first search: Embedder()
-(bge-large = BAAI/bge-large-en-v1.5) and, with use_reranker=True, the CrossEncoder BAAI/bge-reranker-v2-m3. At the
-first index() the adapter tries both for real (under HF_HUB_OFFLINE=1 each raises OSError at once) and reports
-what failed under "degraded". The entry changes exactly two things (config "changed"): the embedder is
+(bge-large = BAAI/bge-large-en-v1.5) and, with use_reranker=True, the CrossEncoder BAAI/bge-reranker-v2-m3. The
+adapter looks for both on this machine (a local folder or the Hugging Face cache; it never tries a download) and
+reports each one missing under "degraded". The entry changes exactly two things (config "changed"): the embedder is
 Embedder(<local MiniLM folder>) (engram adds its BGE query prefix only for bge-large/bge-base, so none here) and
-use_reranker=False. Environment: common.OFFLINE_ENV only; engram has no telemetry or switches of its own, and
-HF_HUB_OFFLINE=1 is what makes the default models fail at once instead of trying a download.
+use_reranker=False. Environment: common.OFFLINE_ENV only; engram has no telemetry or switches of its own.
 A store is a fresh list of engram Documents (id "d<position>", mapped back by a dict built at index time) whose
 embeddings Embedder.encode_documents computes once per store, and a fresh pipeline; search() reads only that list
 (no engram backend is involved: its README's FaissBackend is never read by search). Each query runs
@@ -38,7 +37,7 @@ from memrecall.systems.contract import NotMeasurable
 
 EXTRA = "engram"
 RRF_K = 60  # engram.retrieval.pipeline.reciprocal_rank_fusion's default, which search() uses
-PROBE = ("engram probe: a cat", "engram probe: a dog")
+PROBE = "engram probe: a cat"  # encoded once when the embedder loads, so a model that can't load fails at once
 
 
 def engram_modules(adapter: str) -> SimpleNamespace:
@@ -67,33 +66,19 @@ def load_embedder(engram: SimpleNamespace, model: str | None = None) -> Any:
     with warnings.catch_warnings():
         # engram 0.1.7 calls get_sentence_embedding_dimension, which sentence-transformers marks as renamed
         warnings.filterwarnings("ignore", category=FutureWarning, message=".*get_sentence_embedding_dimension")
-        embedder.encode_query(PROBE[0])
+        embedder.encode_query(PROBE)
     return embedder
 
 
-def default_failures(engram: SimpleNamespace, local: Any) -> list[str]:
-    """Try engram's default embedder and default reranker for real; one line per part that can't load offline."""
-    failed = []
-    try:
-        load_embedder(engram)
-    except OSError as exc:
-        failed.append(
-            f"default embedder {engram.default_model} does not load offline ({type(exc).__name__}): "
-            "the local MiniLM folder is given instead"
-        )
-    vectors = local.encode_documents(list(PROBE))
-    probe = [
-        engram.Document(id=f"p{i}", text=text, embedding=vector.tolist())
-        for i, (text, vector) in enumerate(zip(PROBE, vectors, strict=True))
+def default_failures(engram: SimpleNamespace) -> list[str]:
+    """One line per part of engram's default recipe whose model is not on this machine (nothing is downloaded)."""
+    parts = (("embedder", engram.default_model, "the local MiniLM folder is given instead"),
+             ("reranker", engram.default_reranker, "use_reranker=False"))  # fmt: skip
+    return [
+        f"default {part} {model} is not on this machine (a hub download; memrecall never downloads): {instead}"
+        for part, model, instead in parts
+        if not common.on_this_machine(model)
     ]
-    try:
-        engram.RetrievalPipeline(embedder=local).search(PROBE[0], probe, top_k=2)
-    except OSError as exc:
-        failed.append(
-            f"default reranker {engram.default_reranker} does not load offline ({type(exc).__name__}): "
-            "use_reranker=False"
-        )
-    return failed
 
 
 def map_back(results: Sequence[Any], doc_ids: dict[str, str]) -> list[str] | NotMeasurable:
@@ -134,7 +119,7 @@ class EngramAdapter(common.StoreCounts):
         engram = engram_modules(self.name)
         with self._folder.inside():
             self._embedder = load_embedder(engram, common.local_model_path())
-            self._degraded = default_failures(engram, self._embedder)
+            self._degraded = default_failures(engram)
         self._engram = engram
 
     def index(self, documents: Sequence[Any]) -> None:
