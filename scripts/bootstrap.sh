@@ -41,5 +41,6 @@ else
   pip_install "torch==${TORCH_VERSION}"
 fi
 pip_install -e "$target"
+[ "$target" = "." ] || npm install --prefix .venv/node --no-audit --no-fund --silent @modelcontextprotocol/server-memory@2026.8.31 >&2  # tests/adapters/test_mcp_service.py
 echo "$want" > "$stamp"
 echo "memrecall ($target) installed in .venv" >&2

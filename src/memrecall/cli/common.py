@@ -293,9 +293,10 @@ def all_per_query(task: Task, runs: Mapping[str, Mapping[str, Ranking]], ks) -> 
 
 
 def system_spec_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """Refuse a file path given for --system, saying the MODULE:ATTR that names the same plug-in."""
+    """Refuse a file path given for --system (a service file, *.toml, excepted), saying the MODULE:ATTR that names
+    the same plug-in."""
     module, _, attr = value.partition(":")
-    if not (module.endswith(".py") or "/" in module or "\\" in module):
+    if value.endswith(".toml") or not (module.endswith(".py") or "/" in module or "\\" in module):
         return value
     path = Path(module)
     classes = _system_classes(path) if not attr else [attr]

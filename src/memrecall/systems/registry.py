@@ -84,6 +84,10 @@ def registered_names() -> list[str]:
 
 def default_name(spec: str) -> str:
     """The name a spec runs under unless --name says otherwise: the name itself, or MODULE:ATTR's ATTR."""
+    if spec.endswith(".toml"):  # a service file: the `name` it gives
+        from memrecall.systems.services.loading import service_name
+
+        return service_name(spec)
     return spec.partition(":")[2].strip() if ":" in spec and entry_point(spec) is None else spec
 
 
@@ -108,6 +112,10 @@ def load_system(spec: str, context: SystemContext) -> tuple[Any, str]:
     """A system and its default name from a built-in name, an entry-point name, or MODULE:ATTR."""
     if spec in BUILTIN_SYSTEMS:
         return build_builtin(spec, context), spec
+    if spec.endswith(".toml"):  # a service file (docs/services.md)
+        from memrecall.systems.services.loading import load_service
+
+        return load_service(spec)
     return load_plugin(spec)
 
 
@@ -119,8 +127,8 @@ def entry_point(spec: str):
 
 
 def is_trusted_spec(spec: str) -> bool:
-    """True for memrecall's own code: a built-in name, or an entry point memrecall itself registers (an adapter)."""
-    if spec in BUILTIN_SYSTEMS:
+    """True for memrecall's own code: a built-in name, an entry point memrecall registers, or a service file."""
+    if spec in BUILTIN_SYSTEMS or spec.endswith(".toml"):
         return True
     entry = entry_point(spec)
     dist = getattr(entry, "dist", None) if entry is not None else None

@@ -1,0 +1,153 @@
+"""A service's server process: its command filled in, started in a fresh folder, waited for, stopped."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from memrecall.errors import SystemFailure
+from memrecall.systems.adapters import common
+from memrecall.systems.services.spec import ServiceSpec, fill
+
+EXIT_MARK = "memrecall: the server exited with code "
+TAIL_BYTES = 8192
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def server_values(spec: ServiceSpec, folder: Path, port: int | None) -> dict[str, Any]:
+    """What {python}, {venv}, {spec_dir}, {folder}, {port} and {local_model} stand for in server settings."""
+    values: dict[str, Any] = {
+        "python": sys.executable,
+        "venv": sys.prefix,
+        "spec_dir": str(spec.file.resolve().parent),
+        "folder": str(folder),
+        "port": port,
+    }
+    uses = " ".join([*spec.command, *spec.env.values()])
+    values["local_model"] = common.local_model_path() if "{local_model}" in uses else None
+    return values
+
+
+def server_env(spec: ServiceSpec, values: dict[str, Any]) -> dict[str, str]:
+    """memrecall's environment, common.OFFLINE_ENV, HOME = the folder, then the spec's own env (filled)."""
+    own = {key: str(fill(value, values)) for key, value in spec.env.items()}
+    return {**os.environ, **common.OFFLINE_ENV, "HOME": values["folder"], **own}
+
+
+def last_line(log: Path) -> str:
+    """The last non-empty line the server wrote to stderr (memrecall's exit line left out), or ""."""
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - TAIL_BYTES))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith(EXIT_MARK)]
+    return lines[-1][:200] if lines else ""
+
+
+def recorded_exit(log: Path) -> int | None:
+    """The exit code `with_exit_line` wrote to the log, or None while the server runs."""
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 256))
+            tail = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    found = [line for line in tail.splitlines() if line.startswith(EXIT_MARK)]
+    return int(found[-1][len(EXIT_MARK) :].strip() or -1) if found else None
+
+
+def with_exit_line(argv: list[str]) -> list[str]:
+    """argv run by /bin/sh, which writes the exit code to stderr after it ends (for servers memrecall does not
+    spawn itself, as the MCP client's stdio transport does); stdin, stdout and signals pass through."""
+    return ["/bin/sh", "-c", f'"$@"; echo "{EXIT_MARK}$?" >&2', "sh", *argv]
+
+
+def died(name: str, code: int | None, log: Path, what: str = "the server") -> SystemFailure:
+    """The one line for a server that exited: its exit code and the last line of its stderr."""
+    tail = last_line(log)
+    return SystemFailure(f"{name}: {what} exited with code {code}" + (f": {tail}" if tail else " (no stderr)"))
+
+
+class ServerProcess:
+    """One running server command (its own process group), with stderr kept in a log file in its folder."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], folder: Path, stop_timeout: float) -> None:
+        self.name, self.folder, self.stop_timeout = name, folder, stop_timeout
+        self.log = folder / "server-stderr.log"
+        self._stderr = open(self.log, "wb")  # noqa: SIM115 - kept open for the server's whole life
+        try:
+            self.process = subprocess.Popen(
+                argv,
+                cwd=folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._stderr,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self._stderr.close()
+            raise SystemFailure(f"{name}: cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+
+    def exited(self) -> int | None:
+        """The exit code when the server has ended, else None."""
+        return self.process.poll()
+
+    def failure(self) -> SystemFailure | None:
+        """The one line for a server that has exited, or None while it runs."""
+        code = self.exited()
+        return None if code is None else died(self.name, code, self.log)
+
+    def wait_ready(self, url: str | None, port: int | None, timeout: float) -> None:
+        """Poll `url` (any HTTP answer) or, without one, the port (a TCP connect) until it answers."""
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while True:
+            failure = self.failure()
+            if failure is not None:
+                raise failure
+            left = deadline - time.monotonic()
+            if left <= 0:
+                where = url or f"127.0.0.1:{port}"
+                raise SystemFailure(f"{self.name}: the server did not answer at {where} within {timeout:g} s")
+            try:
+                if url:
+                    httpx.get(url, timeout=min(2.0, left))
+                    return
+                if port is not None:
+                    with socket.create_connection(("127.0.0.1", port), timeout=min(2.0, left)):
+                        return
+                else:
+                    return
+            except (httpx.HTTPError, OSError):
+                time.sleep(min(0.2, max(left, 0)))
+
+    def stop(self) -> None:
+        """SIGTERM to its process group, then SIGKILL after stop_timeout seconds; the log is closed."""
+        if self.process.poll() is None:
+            for sig, wait in ((signal.SIGTERM, self.stop_timeout), (signal.SIGKILL, 5.0)):
+                try:
+                    os.killpg(self.process.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    break
+                try:
+                    self.process.wait(wait)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        self._stderr.close()
