@@ -35,6 +35,18 @@ def edit_report(path: Path, change) -> None:
     path.write_text(json.dumps(report))
 
 
+def copy_row(folder: Path, system: str, name: str) -> None:
+    """A second row of the same rankings in `folder`, under another system name."""
+    for kind in ("report.json", "rankings.jsonl", "scores.jsonl"):
+        shutil.copy(folder / f"{system}.{kind}", folder / f"{name}.{kind}")
+
+    def rename(content):
+        content["systems"][name] = content["systems"].pop(system)
+        content["system_order"] = [name]
+
+    edit_report(folder / f"{name}.report.json", rename)
+
+
 def test_site_holds_index_a_card_per_row_and_a_figure_per_table(site):
     _, _, files = site
     cards = sorted(f"cards/{t}/{s}.html" for t in ("epirec-test", "locomo-session") for s in SYSTEMS)
@@ -99,14 +111,7 @@ def test_oracle_rows_and_rows_with_another_manifest_are_listed_apart_naming_fiel
 
 def test_a_copy_of_the_best_row_is_not_separable_from_it(site, tmp_path):
     entries = copy_board(site, tmp_path)
-    for kind in ("report.json", "rankings.jsonl", "scores.jsonl"):
-        shutil.copy(entries / "epirec" / f"fts5.{kind}", entries / "epirec" / f"twin.{kind}")
-
-    def rename(content):
-        content["systems"]["twin"] = content["systems"].pop("fts5")
-        content["system_order"] = ["twin"]
-
-    edit_report(entries / "epirec" / "twin.report.json", rename)
+    copy_row(entries / "epirec", "fts5", "twin")
     (epirec, _) = build_tables(read_entries(entries, load_data({})))
     for group in epirec.groups:
         tested = {name: v for (name, g), v in epirec.versus.items() if g == group}
@@ -280,14 +285,7 @@ def test_a_plug_in_row_says_isolated_and_one_that_shared_the_interpreter_is_refu
 def test_every_other_row_is_tested_against_dense_with_its_mean_paired_difference(site, tmp_path):
     entries = copy_board(site, tmp_path)
     assert all(not table.against_dense for table in build_tables(read_entries(entries, load_data({}))))
-    for kind in ("report.json", "rankings.jsonl", "scores.jsonl"):
-        shutil.copy(entries / "epirec" / f"fts5.{kind}", entries / "epirec" / f"dense.{kind}")
-
-    def rename(content):
-        content["systems"]["dense"] = content["systems"].pop("fts5")
-        content["system_order"] = ["dense"]
-
-    edit_report(entries / "epirec" / "dense.report.json", rename)
+    copy_row(entries / "epirec", "fts5", "dense")
     (epirec, _) = build_tables(read_entries(entries, load_data({})))
     dense = next(e for e in epirec.rows if e.system == "dense")
     for group in epirec.groups:

@@ -115,3 +115,19 @@ def check_writes_only_its_folder(adapter, store, text: str, top: str | None, tmp
     assert all(list(folder.iterdir()) == [] for folder in folders.values())
     # other work may add .py files to the tree meanwhile; a product never writes those
     assert {path for path in repo_files() - before if not path.endswith(".py")} == set()
+
+
+def check_dense_order(rankings: dict[str, list[str]], label: str, recalled: dict[str, int] | None = None) -> int:
+    """Every EpiRec v2 ranking (or its first `recalled[query]` ids) is dense's cosine order up to near-ties;
+    prints how many are identical and returns that count."""
+    cosines = dense_cosines()
+    untied = identical = 0
+    for query in epirec_task().queries:
+        scores = cosines[query.id]
+        n = None if recalled is None else recalled[query.id]
+        expected = sorted(scores, key=lambda d: -scores[d])[:n]
+        identical += rankings[query.id][:n] == expected
+        untied += untied_differences(rankings[query.id][:n], expected, scores)
+    assert (len(rankings), untied) == (504, 0)
+    print(f"{label} vs dense on EpiRec v2: {identical}/504 identical")
+    return identical

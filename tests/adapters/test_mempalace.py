@@ -8,7 +8,16 @@ from importlib import metadata
 from types import SimpleNamespace
 
 import pytest
-from memory_cases import TINY, ask, dense_cosines, epirec_task, run_on_epirec, tiny_documents, untied_differences
+from memory_cases import (
+    TINY,
+    ask,
+    check_dense_order,
+    dense_cosines,
+    epirec_task,
+    run_on_epirec,
+    tiny_documents,
+    untied_differences,
+)
 
 if importlib.util.find_spec("mempalace") is None:  # find_spec: importing it here would beat the adapter's env
     pytest.skip("MemPalace adapter tests need `pip install 'memrecall[mempalace]'`", allow_module_level=True)
@@ -71,16 +80,7 @@ def test_depth_config_and_cleanup(adapter_class):
 
 def test_epirec_raw_rankings_are_dense_cosine_order():
     """Cross-check: Chroma (cosine) over MemPalace's drawers, fed the same MiniLM, ranks as dense does."""
-    rankings = run_on_epirec(MemPalaceRawAdapter())
-    cosines = dense_cosines()
-    untied = identical = 0
-    for query in epirec_task().queries:
-        scores = cosines[query.id]
-        expected = sorted(scores, key=lambda d: -scores[d])
-        identical += rankings[query.id] == expected
-        untied += untied_differences(rankings[query.id], expected, scores)
-    assert (len(rankings), untied) == (504, 0)
-    print(f"mempalace-raw vs dense on EpiRec v2: {identical}/504 identical")
+    check_dense_order(run_on_epirec(MemPalaceRawAdapter()), "mempalace-raw")
 
 
 def test_epirec_hybrid_rankings_are_its_documented_blend_over_the_whole_store():

@@ -13,13 +13,11 @@ import vector_cases as vc  # noqa: E402
 from memory_cases import (  # noqa: E402
     TINY,
     ask,
+    check_dense_order,
     check_writes_only_its_folder,
-    dense_cosines,
     documents,
-    epirec_task,
     run_on_epirec,
     tiny_documents,
-    untied_differences,
 )
 
 from memrecall.systems.contract import NotMeasurable  # noqa: E402
@@ -206,13 +204,4 @@ def test_close_closes_the_event_loop():
 
 def test_epirec_plain_cosine_rankings_are_dense_cosine_order():
     """Cross-check: VectorMemory.search(fusion="none") over the local MiniLM ranks exactly like memrecall's dense."""
-    rankings = run_on_epirec(TaosmdAdapter(fusion="none"))
-    cosines = dense_cosines()
-    untied = identical = 0
-    for query in epirec_task().queries:
-        scores = cosines[query.id]
-        expected = sorted(scores, key=lambda d: -scores[d])
-        identical += rankings[query.id] == expected
-        untied += untied_differences(rankings[query.id], expected, scores)
-    assert (len(rankings), untied) == (504, 0)
-    print(f"taosmd fusion='none' vs dense on EpiRec v2: {identical}/504 identical")
+    check_dense_order(run_on_epirec(TaosmdAdapter(fusion="none")), "taosmd fusion='none'")
