@@ -1,14 +1,14 @@
 """taOSmd: its VectorMemory on the bundled MiniLM folder, and its public api.ingest_batch/search on an ONNX export.
 
-`taosmd`: VectorMemory(db, embed_mode="local", local_model=<the bundled MiniLM folder>) per store, ranked by its
-default search (hybrid=True, fusion="boost": cosine + 0.3 x the share of query keywords found in the text).
-`taosmd-api`: api.ingest_batch (the id kept in metadata) and api.search, embedding with ONNX Runtime on memrecall's
-fp32 export of the same MiniLM via TAOSMD_ONNX_PATH (else taosmd falls back to a QMD HTTP embedder it has no client
-for: nothing embedded); librarian fanout lifted 3 -> 20. Around calls only: TAOSMD_ONNX_PATH set; TAOSMD_DATA_DIR,
-TAOSMD_DIR, TAOSMD_ONNX_QUERY_PREFIX/_DOC_PREFIX/_POOLING removed (a user's value would move the store or change the
-embedder); cwd and HOME are the temp folder (taosmd writes ./data/agents.json); one asyncio loop per adapter. Ties:
-taosmd's order; unreturned ids appended in store order (no hits: a miss); a hit that maps back to no document makes
-the query NotMeasurable. What it drops, cuts or logs is counted per store."""
+`taosmd`: VectorMemory(db, embed_mode="local", local_model=<the bundled MiniLM folder>) per store, ranked by its default
+search (hybrid=True, fusion="boost": cosine + 0.3 x the share of query keywords found in the text). `taosmd-api`:
+api.ingest_batch (the id kept in metadata) and api.search on ONNX Runtime over memrecall's fp32 export of the same
+MiniLM via TAOSMD_ONNX_PATH (else its QMD HTTP fallback embeds nothing); librarian fanout lifted 3 -> 20. Around calls
+only: TAOSMD_ONNX_PATH set; TAOSMD_DATA_DIR, TAOSMD_DIR, TAOSMD_ONNX_QUERY_PREFIX/_DOC_PREFIX/_POOLING removed (a
+user's value would move the store or change the embedder); cwd and HOME are the temp folder (taosmd writes
+./data/agents.json); one asyncio loop per adapter. Ties: taosmd's order; unreturned ids appended in store order (no
+hits: a miss); a hit that maps back to no document makes the query NotMeasurable. Drops, cuts and logs: counted
+per store."""
 
 from __future__ import annotations
 
@@ -46,6 +46,7 @@ class _TaosmdBase(common.StoreCounts):
 
     name = "taosmd"
     _search: Any  # (query, limit) -> (the hits' document ids best first, None where unmappable; what went wrong)
+    _close_store: Any  # () -> a coroutine closing the current store's connections
 
     def __init__(self) -> None:
         self._folder = common.WorkingFolder(self.name)
@@ -101,10 +102,8 @@ class _TaosmdBase(common.StoreCounts):
         """Close the current store and the event loop."""
         if self._loop is not None:
             self._run(self._close_store())
-            self._loop, _ = None, self._loop.close()
-
-    async def _close_store(self) -> None:
-        """Close the current store's connections."""
+            self._loop.close()
+            self._loop = None
 
     def _config(self) -> dict:
         """What both entries report."""
@@ -235,12 +234,13 @@ class TaosmdApiAdapter(_TaosmdBase):
         from taosmd import api, intent_classifier
 
         hits = self._run(api.search(query.text, agent=AGENT, limit=limit, data_dir=self._data_dir))
-        cap = self.fanout["set"]
-        self._count(
-            f"queries cut at {cap} hits by the librarian fanout ({FANOUT!r}, the largest)", len(hits) == cap < limit
-        )
+        cut = f"queries cut at {self.fanout['set']} hits by the librarian fanout ({FANOUT!r}, the largest)"
+        self._count(cut, len(hits) == self.fanout["set"] < limit)
+        ids = [hit_doc_id(h) for h in hits]
+        if None not in ids:  # the route is worked out only to say why a query is not measurable
+            return ids, ""
         route = intent_classifier.get_search_strategy(query.text)
-        return [hit_doc_id(h) for h in hits], f"{len(hits)} hits, intent {route['intent']!r} ({route['primary']} first)"
+        return ids, f"{len(hits)} hits, intent {route['intent']!r} ({route['primary']} first)"
 
     def config(self) -> dict:
         """The recipe taosmd picked and the lifted fanout."""

@@ -13,15 +13,13 @@ from memrecall.systems.adapters import common
 from memrecall.systems.contract import NotMeasurable
 from memrecall.systems.services.spec import Call, PathMissing, ServiceSpec, lookup
 
-COUNTS = ("queries_without_hits", "not_measurable", "hits_without_id", "hits_text_unmatched", "texts_shared")
-
 
 def one_line(text: str, limit: int = 200) -> str:
     """Text on one line (whitespace runs folded), cut to `limit` characters."""
     return re.sub(r"\s+", " ", str(text)).strip()[:limit]
 
 
-class ServiceAdapter:
+class ServiceAdapter(common.StoreCounts):
     """One service file run as a system; subclasses give _start, _stop and _call (a reply as JSON)."""
 
     stack = ""
@@ -40,7 +38,6 @@ class ServiceAdapter:
         self._used = False  # the running service has seen a store
         self._stores = 0
         self.service_info: dict[str, Any] = {}
-        self.counts = dict.fromkeys(COUNTS, 0)
         atexit.register(self.close)
 
     # the parts a kind gives
@@ -71,10 +68,9 @@ class ServiceAdapter:
         self._ids = [d.id for d in documents]
         self._known = set(self._ids)
         self._by_text, self._added = {}, {}
-        self.counts = dict.fromkeys(COUNTS, 0)
+        self._new_store()
         for document in documents:
-            if document.text in self._by_text:
-                self.counts["texts_shared"] += 1
+            self._count("texts_shared", document.text in self._by_text)
             self._by_text.setdefault(document.text, document.id)
         self._stores += 1
         self._namespace = f"memrecall-{uuid.uuid4().hex[:12]}-{self._stores}"
@@ -110,11 +106,11 @@ class ServiceAdapter:
         if self.spec.match == "text":
             text = self._get(hit, self.spec.text_path, self.spec.search)
             found = self._by_text.get(text) if isinstance(text, str) else None
-            self.counts["hits_text_unmatched"] += found is None
+            self._count("hits_text_unmatched", found is None)
             return found
         value = self._get(hit, self.spec.id_path, self.spec.search)
         if value is None:
-            self.counts["hits_without_id"] += 1
+            self._count("hits_without_id")
             return None
         key = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
         found = (key if key in self._known else None) if self.spec.match == "id" else self._added.get(str(key))
@@ -144,15 +140,11 @@ class ServiceAdapter:
                     raise SystemFailure(f"{self.name}: {self.spec.search.target}: a score is {one_line(repr(score))}")
         mapped = [found for found in (self._hit_id(hit, query.id) for hit in hits) if found is not None]
         if not hits:
-            self.counts["queries_without_hits"] += 1
+            self._count("queries_without_hits")
         elif not mapped:
-            self.counts["not_measurable"] += 1
+            self._count("not_measurable")
             return NotMeasurable(f"{self.name}: none of the {len(hits)} hits for query {query.id!r} maps to a store id")
         return common.with_unreturned(mapped, self._ids, self._depth)
-
-    def store_counts(self) -> dict[str, int]:
-        """This store's counts (hits that carried no id, queries without hits, shared texts, ...)."""
-        return {key: value for key, value in sorted(self.counts.items()) if value}
 
     def config(self) -> dict:
         """The service file (basename and sha256), what the service says it is, k, the id mapping."""
