@@ -117,9 +117,10 @@ def sweep(systems: str | None, locomo: Path, model: str | None = None, benchmark
     chosen = benchmarks.split(",")
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "sweep"
+        generated = generated_longmemeval(Path(scratch))
         data = [arg for b in ("locomo", "locomo-turn") if b in chosen for arg in ("--data", f"{b}={locomo}")]
         if "longmemeval" in chosen:
-            data += ["--data", f"longmemeval={generated_longmemeval(Path(scratch))}"]
+            data += ["--data", f"longmemeval={generated}"]
         shared = ["--model", model, "--cache-dir", str(Path(scratch) / "cache")] if model else []
         command = ["sweep", "--systems", names, "--benchmarks", benchmarks, *data, *shared, "--out", str(out)]
         done = subprocess.run([sys.executable, "-m", "memrecall", *command], cwd=ROOT)
@@ -131,6 +132,8 @@ def sweep(systems: str | None, locomo: Path, model: str | None = None, benchmark
             target = SITE / "entries" / path.parent.name / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
+        for report in sorted(out.glob("*/*.report.json")):  # stored as rescore stores them: cut, gzip-compressed
+            store_entry(SITE / "entries" / report.parent.name / report.name, locomo, generated)
     build(SITE)
     write_readmes(SITE / "entries")
     if done.returncode != 0:
@@ -155,10 +158,10 @@ def data_for(content: dict, locomo: Path, generated: Path) -> Path | None:
     return release_for(content["task"]["source_sha256"])
 
 
-def rescore(site: Path, locomo: Path) -> None:
-    """Score every committed entry again from its own rankings under this checkout's scoring rules, then rebuild.
+def store_entry(path: Path, locomo: Path, generated: Path) -> str:
+    """Score one entry again from its own rankings and store it the committed way; its new content_sha256.
 
-    Nothing is rerun: each entry keeps its claims (identity, encoder, declared flags) and its env (cost, configs,
+    Nothing is rerun: the entry keeps its claims (identity, encoder, declared flags) and its env (cost, configs,
     the host it ran on). Its rankings are cut to the benchmark's scoring depth and stored gzip-compressed
     (deterministic: mtime 0, level 9), its report is rebuilt by the replay code `verify` uses, and its scores
     file is written anew. LoCoMo entries need `locomo` (the release they were run on).
@@ -171,29 +174,34 @@ def rescore(site: Path, locomo: Path) -> None:
     from memrecall.reports.query_scores import scores_rows, write_scores
     from memrecall.scoring.depth import at_depth
 
+    stem = path.name.removesuffix(".report.json")
+    report = json.loads(path.read_text(encoding="utf-8"))
+    data = data_for(report["content"], locomo, generated)
+    source = rankings_beside_report(path)
+    bench, loaded, runs = replayed_runs(report, [source], data)
+    ((_, rankings),) = runs
+    depth = bench.scoring().depth
+    cut = {q.id: at_depth(rankings[q.id], depth) for q in loaded.task.queries}
+    stored = path.with_name(f"{stem}.rankings.jsonl.gz")
+    write_jsonl(stored, rankings_rows(loaded.task, cut, bench.row_keys))
+    if source != stored:
+        source.unlink()
+    replayed = replay_content(report, [stored], data)
+    replayed.pop("memrecall_version", None)
+    fresh = make_report(replayed, report["env"])
+    write_json(path, fresh)
+    text = read_rankings_file(stored)[0]
+    write_scores(path.with_name(f"{stem}.scores.jsonl"), scores_rows(bench, loaded, fresh, text))
+    return fresh["content_sha256"]
+
+
+def rescore(site: Path, locomo: Path) -> None:
+    """Store every committed entry again under this checkout's scoring rules (see store_entry), then rebuild."""
     with tempfile.TemporaryDirectory() as scratch:
         generated = generated_longmemeval(Path(scratch))
         for path in sorted((site / "entries").rglob("*.report.json")):
-            stem = path.name.removesuffix(".report.json")
-            report = json.loads(path.read_text(encoding="utf-8"))
-            content = report["content"]
-            data = data_for(content, locomo, generated)
-            source = rankings_beside_report(path)
-            bench, loaded, runs = replayed_runs(report, [source], data)
-            ((name, rankings),) = runs
-            depth = bench.scoring().depth
-            cut = {q.id: at_depth(rankings[q.id], depth) for q in loaded.task.queries}
-            stored = path.with_name(f"{stem}.rankings.jsonl.gz")
-            write_jsonl(stored, rankings_rows(loaded.task, cut, bench.row_keys))
-            if source != stored:
-                source.unlink()
-            replayed = replay_content(report, [stored], data)
-            replayed.pop("memrecall_version", None)
-            fresh = make_report(replayed, report["env"])
-            write_json(path, fresh)
-            text = read_rankings_file(stored)[0]
-            write_scores(path.with_name(f"{stem}.scores.jsonl"), scores_rows(bench, loaded, fresh, text))
-            print(f"rescored {path.relative_to(site)} ({name}): {fresh['content_sha256'][:12]}")
+            digest = store_entry(path, locomo, generated)
+            print(f"rescored {path.relative_to(site)}: {digest[:12]}")
     build(site)
     if site == SITE:
         write_readmes(site / "entries")

@@ -299,3 +299,16 @@ def test_every_other_row_is_tested_against_dense_with_its_mean_paired_difference
             assert tested[entry.system].difference == pytest.approx(expected, abs=1e-12)
     index = build(entries, tmp_path, *DATA)["index.html"].decode()
     assert "not separable from dense (+0.000), p<sub>Holm</sub> 1.0000" in index
+
+
+@pytest.mark.parametrize("offset", [-1e-9, -1e-7, -5e-6, -5e-5, 0.0, 5e-5, 5e-6, 1e-7, 1e-9])
+def test_a_shown_p_falls_on_the_same_side_of_alpha_as_the_p(offset):
+    from memrecall.reports.leaderboard.html import p_shown
+    from memrecall.reports.leaderboard.tables import ALPHA
+
+    p = ALPHA + offset
+    shown = p_shown(p)
+    number = float(shown.removeprefix("< "))
+    assert (number < ALPHA or shown.startswith("< ")) == (p < ALPHA), shown
+    assert len(shown.split(".")[1]) >= 4
+    assert p_shown(0.0180) == "0.0180" and p_shown(1.0) == "1.0000" and p_shown(0.04999) == "0.04999"

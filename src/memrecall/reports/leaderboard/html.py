@@ -25,6 +25,15 @@ WARM = "warm: no encoding"
 COST_HEADERS = ["prepare + index s", "latency p50 ms", "latency p95 ms", "ms per query, all-in", "peak RSS MiB"]
 
 
+def p_shown(p: float) -> str:
+    """p to 4 places, or to as many more as it takes to fall on the same side of ALPHA as p itself."""
+    for digits in range(4, 10):
+        text = f"{p:.{digits}f}"
+        if (float(text) < ALPHA) == (p < ALPHA):
+            return text
+    return f"< {ALPHA}" if p < ALPHA else f"{p:.9f}"
+
+
 def num(value: float | None, digits: int) -> str:
     """A right-aligned numeric cell that sorts by its value; blank when unknown."""
     if value is None:
@@ -67,13 +76,12 @@ def metric_cell(table: Table, entry: Entry, group: str, metric: str, tested: boo
     elif versus is not None:
         kind = "separable" if versus.separable else "tied"
         words = "separable from best" if versus.separable else "not separable from best"
-        text += f'<span class="vs {kind}">{words}, p<sub>Holm</sub> {versus.p_holm:.4f}</span>'
+        text += f'<span class="vs {kind}">{words}, p<sub>Holm</sub> {p_shown(versus.p_holm)}</span>'
     dense = table.against_dense.get((entry.row, group)) if tested and metric == table.primary else None
     if dense is not None and dense.difference is not None:
         side = ("above" if dense.difference > 0 else "below") if dense.separable else "not separable from"
-        text += (
-            f'<span class="vs dense">{side} dense ({dense.difference:+.3f}), p<sub>Holm</sub> {dense.p_holm:.4f}</span>'
-        )
+        shown = p_shown(dense.p_holm)
+        text += f'<span class="vs dense">{side} dense ({dense.difference:+.3f}), p<sub>Holm</sub> {shown}</span>'
     return f'<td class="num" data-sort="{cell["value"]:.6g}">{text}</td>'
 
 
