@@ -22,13 +22,19 @@ class Violation:
 
 
 def check_persona(
-    persona: dict[str, Any], file_stem: str, reference: datetime, text_words: tuple[int, int] = rules.TEXT_WORDS
+    persona: dict[str, Any],
+    file_stem: str,
+    reference: datetime,
+    text_words: tuple[int, int] = rules.TEXT_WORDS,
+    ages: tuple[int, int] = rules.AGES,
 ) -> list[Violation]:
-    """Every per-persona rule of the v1 spec (v2 passes its own text length); the persona is schema-valid."""
+    """Every per-persona rule of the v1 spec (later versions pass their own lengths and ages); schema-valid."""
     pid = persona["persona_id"]
     out: list[Violation] = []
     if pid != file_stem:
         out.append(Violation(pid, f"persona_id does not match its file name {file_stem}.json"))
+    if not ages[0] <= persona["age"] <= ages[1]:
+        out.append(Violation(pid, f"age {persona['age']} is outside {ages[0]} to {ages[1]}"))
     episodes = persona["episodes"]
     lo, hi = rules.EPISODES_PER_PERSONA
     if not lo <= len(episodes) <= hi:

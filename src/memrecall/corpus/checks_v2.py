@@ -10,9 +10,11 @@ from memrecall.corpus import rules
 from memrecall.corpus.checks import Violation, check_persona
 
 
-def check_persona_v2(persona: dict[str, Any], file_stem: str, reference: datetime) -> list[Violation]:
+def check_persona_v2(
+    persona: dict[str, Any], file_stem: str, reference: datetime, ages: tuple[int, int] = rules.AGES
+) -> list[Violation]:
     """Shared shape rules with v2 text lengths, then threads, anchors, siblings and the v2 probe rules."""
-    out = check_persona(persona, file_stem, reference, text_words=rules.V2_TEXT_WORDS)
+    out = check_persona(persona, file_stem, reference, text_words=rules.V2_TEXT_WORDS, ages=ages)
     episodes = persona["episodes"]
     by_id = {e["id"]: e for e in episodes}
     out.extend(_check_threads(persona))
@@ -148,16 +150,15 @@ def check_corpus_v2(personas: list[dict[str, Any]]) -> list[Violation]:
     ]
 
 
-def reused_texts(personas: list[dict[str, Any]], older: list[dict[str, Any]]) -> list[Violation]:
-    """Episode texts or probe queries copied verbatim from an older release."""
+def reused_texts(personas: list[dict[str, Any]], older: list[dict[str, Any]], name: str = "v1.0") -> list[Violation]:
+    """Episode texts or probe queries copied verbatim from an older release (`name`)."""
     seen = {e["text"] for p in older for e in p["episodes"]}
     seen |= {q["query"] for p in older for e in p["episodes"] for q in e["probes"]}
     out = []
     for persona in personas:
         for episode in persona["episodes"]:
             if episode["text"] in seen:
-                out.append(Violation(episode["id"], "episode text is reused from v1.0"))
-            out.extend(
-                Violation(q["id"], "probe query is reused from v1.0") for q in episode["probes"] if q["query"] in seen
-            )
+                out.append(Violation(episode["id"], f"episode text is reused from {name}"))
+            reused = [q["id"] for q in episode["probes"] if q["query"] in seen]
+            out.extend(Violation(probe_id, f"probe query is reused from {name}") for probe_id in reused)
     return out

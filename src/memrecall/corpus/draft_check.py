@@ -1,32 +1,57 @@
-"""Check draft v2 persona files one by one while authoring: `python -m memrecall.corpus.draft_check FILE...`."""
+"""Check draft persona files while authoring: `python -m memrecall.corpus.draft_check FILE...`.
+
+Files p01..p12 get the v2 rules; p13 and on (EpiRec v3's new part) get v3's, their roster line
+(data/personas_v3_roster.json beside the folder) and a check that no text repeats the v1.0 or v2 release.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from memrecall.corpus import rules
-from memrecall.corpus.checks import Violation
-from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2
+from memrecall.corpus.checks import Violation, check_corpus
+from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2, reused_texts
+from memrecall.corpus.checks_v3 import check_persona_v3, is_new_persona
 from memrecall.corpus.sources import read_json_file, schema_violations
+
+ROSTER = "personas_v3_roster.json"
+OLDER_RELEASES = {"v1.0": "epirec_v1.json", "v2": "epirec_v2.json"}
 
 
 def check_draft_files(paths: list[Path]) -> list[Violation]:
-    """Schema and every v2 per-persona rule for each file, then the cross-probe phrase rule over them all."""
+    """Schema and each file's per-persona rules, then the corpus rules over them all and reuse of older text."""
     reference = rules.parse_timestamp(rules.REFERENCE_NOW)
     out: list[Violation] = []
-    valid = []
+    valid, new = [], []
     for path in paths:
         document, problems = read_json_file(path, str(path))
         problems = problems or schema_violations(document, "persona", str(path))
         out.extend(problems)
-        if not problems:
-            out.extend(
-                Violation(f"{path}: {v.where}", v.message) for v in check_persona_v2(document, path.stem, reference)
-            )
-            valid.append(document)
+        if problems:
+            continue
+        if is_new_persona(document["persona_id"]):
+            found = check_persona_v3(document, path.stem, reference, roster_lines(path.parent.parent / ROSTER))
+            new.append((path, document))
+        else:
+            found = check_persona_v2(document, path.stem, reference)
+        out.extend(Violation(f"{path}: {v.where}", v.message) for v in found)
+        valid.append(document)
+    out.extend(check_corpus(valid, reference) if valid else [])
     out.extend(check_corpus_v2(valid))
+    for path, document in new:
+        for name, file_name in OLDER_RELEASES.items():
+            older = json.loads((path.parent.parent / file_name).read_text(encoding="utf-8"))["personas"]
+            out.extend(Violation(f"{path}: {v.where}", v.message) for v in reused_texts([document], older, name))
     return out
+
+
+def roster_lines(path: Path) -> dict[str, dict]:
+    """The v3 roster's lines by persona id; empty when the file is absent (then every new persona is flagged)."""
+    if not path.is_file():
+        return {}
+    return {line["id"]: line for line in json.loads(path.read_text(encoding="utf-8"))["personas"]}
 
 
 def main(argv: list[str]) -> int:

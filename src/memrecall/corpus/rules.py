@@ -23,6 +23,7 @@ PROBE_SUFFIX = {"factual": "f", "reflective_explicit": "x", "reflective_implicit
 EPISODES_PER_PERSONA = (14, 18)
 SESSIONS_PER_PERSONA = (10, 14)
 SESSION_SPAN_DAYS = (90, 150)
+AGES = (16, 35)
 TEXT_WORDS = (15, 60)
 TEXT_SENTENCES = (1, 3)
 BAND_SHARE = {"low": (0.35, 0.55), "high": (0.30, 0.50), "mild": (0.05, 0.25)}
