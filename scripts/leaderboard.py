@@ -186,6 +186,8 @@ def store_entry(path: Path, locomo: Path, generated: Path) -> str:
     write_jsonl(stored, rankings_rows(loaded.task, cut, bench.row_keys))
     if source != stored:
         source.unlink()
+    # this checkout's resample unit, not the one the report recorded
+    report["content"]["scoring"]["bootstrap"]["unit"] = bench.resample_unit
     replayed = replay_content(report, [stored], data)
     replayed.pop("memrecall_version", None)
     fresh = make_report(replayed, report["env"])

@@ -62,7 +62,8 @@ def test_compare_reports_paired_differences_by_probe_type(exported):
     # hashing puts every factual target first (8/8); recency only the newest episode of each store (2/8)
     assert (factual["a"], factual["b"], factual["difference"]) == (0.25, 1.0, -0.75)
     assert factual["ci_low"] <= -0.75 <= factual["ci_high"]
-    assert 0 < factual["p_value"] < 0.05
+    # EpiRec resamples whole stores, and the fixture has two: flipping them can never give p below about 1/2
+    assert 0.45 < factual["p_value"] < 0.55
     assert factual["p_holm"] == factual["p_value"]  # one comparison: Holm changes nothing
     assert comparison["overall"]["n"] == 24
 

@@ -29,15 +29,19 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
             r.name.removesuffix(".rankings.jsonl.gz") for r in rankings
         ], folder  # one gzip rankings file per report, nothing else
         for path in rankings:
+            stores = {}
             for line in gzip.decompress(path.read_bytes()).decode("utf-8").splitlines():
                 row = json.loads(line)
                 assert sorted(row) == ["query_id", "ranked_ids", "store_id"], path
                 assert all(":" in i or i.startswith("session_") for i in row["ranked_ids"][:3]), path
-        for path in sorted(folder.glob("*.scores.jsonl")):
-            for line in path.read_text().splitlines():
+                stores[row["query_id"]] = row["store_id"]
+            scores = path.with_name(path.name.replace(".rankings.jsonl.gz", ".scores.jsonl"))
+            for line in scores.read_text().splitlines():
                 row = json.loads(line)
-                assert sorted(row) == ["group", "query_id", "values"] and row["group"] is None, path
-                assert all(isinstance(v, float) for v in row["values"].values()), path
+                # LoCoMo resamples whole conversations, so each score row names its store
+                assert sorted(row) == ["group", "query_id", "store_id", "values"] and row["group"] is None, scores
+                assert row["store_id"] == stores[row["query_id"]], scores
+                assert all(isinstance(v, float) for v in row["values"].values()), scores
 
 
 def test_committed_rankings_are_deterministic_gzip_at_the_scoring_depth():
@@ -48,3 +52,11 @@ def test_committed_rankings_are_deterministic_gzip_at_the_scoring_depth():
         if path.parent.name.startswith("locomo"):
             rows = [json.loads(line) for line in gzip.decompress(data).decode("utf-8").splitlines()]
             assert max(len(r["ranked_ids"]) for r in rows) == 10, path
+
+
+def test_only_tables_of_too_few_stores_warn_that_nothing_can_separate():
+    page = (ENTRIES.parent / "index.html").read_text(encoding="utf-8")
+    sections = {part.split('"', 1)[0]: part for part in page.split('<h2 id="')[1:]}
+    warned = sorted(slug for slug, text in sections.items() if "too few independent stores" in text)
+    assert warned == ["locomo-session", "locomo-turn-turn"]
+    assert "Its queries come from 10 stores, flipped whole" in sections["locomo-session"]

@@ -87,7 +87,7 @@ def test_shared_resamples_give_the_bits_of_a_fresh_draw_and_stay_within_their_bu
     assert [a.tolist() for a in first] == [a.tolist() for a in fresh]
     assert [a.tolist() for a in again] == [a[::-1].tolist() for a in fresh]
     assert len(metrics._resamples) == 1
-    one = metrics._resamples[(5, f"g{n}", n, 300)].nbytes
+    one = metrics._resamples[(5, f"g{n}", n, 300, None)].nbytes
     monkeypatch.setattr(metrics, "RESAMPLE_CACHE_BYTES", 2 * one)
     for group in ("h1", "h2", "h3"):
         group_bootstrap_ci(values, 5, group, 300, 0.9)

@@ -10,6 +10,7 @@ import pytest
 from conftest import FIXTURES, MINI_RELEASE, run
 
 from memrecall.api import run_system
+from memrecall.benchmarks import get_benchmark
 from memrecall.reports.exports.sweep_summary import _markdown_cell, latex_cell
 from memrecall.reports.query_scores import read_scores
 from memrecall.systems.builtin.fts5 import Fts5Retriever
@@ -80,8 +81,11 @@ def test_scores_hold_ids_and_numbers_only_and_average_to_the_report(swept):
     report = json.loads((out / "locomo" / "fts5.report.json").read_text())
     overall = report["content"]["systems"]["fts5"]["results"]["overall"]
     assert len(rows) == overall["n"]
-    assert {tuple(sorted(r)) for r in rows} == {("group", "query_id", "values")}
+    assert {tuple(sorted(r)) for r in rows} == {("group", "query_id", "store_id", "values")}
     assert all(r["group"] is None for r in rows)
+    assert report["content"]["scoring"]["bootstrap"]["unit"] == "store"  # so each row names its conversation
+    stores = {q.id: q.store_id for q in get_benchmark("locomo").load(LOCOMO).task.queries}
+    assert {r["query_id"]: r["store_id"] for r in rows} == {r["query_id"]: stores[r["query_id"]] for r in rows}
     for metric in report["content"]["headline_metrics"]:
         assert sum(r["values"][metric] for r in rows) / len(rows) == pytest.approx(overall[metric]["value"])
 

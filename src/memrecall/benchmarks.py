@@ -46,6 +46,7 @@ class Benchmark:
     default_data: Path | None = None
     count_without_targets_by: tuple[str, ...] = ()
     data_kind: str = "file"
+    resample_unit: str = "query"  # "store" where stores hold many scored queries (EpiRec, LoCoMo)
 
     def load(self, path: Path, **options: Any) -> Loaded:
         """The Task of a dataset file (loader options such as max_instances pass through).
@@ -70,14 +71,23 @@ class Benchmark:
         return self.metric_policy(tuple(ks or self.ks))[0]
 
     def scoring(
-        self, ks: Sequence[int] | None = None, seed: int = 0, resamples: int = 2000, metrics: Sequence[str] = ()
+        self,
+        ks: Sequence[int] | None = None,
+        seed: int = 0,
+        resamples: int = 2000,
+        metrics: Sequence[str] = (),
+        resample_unit: str | None = None,
     ) -> ScoringConfig:
-        """The benchmark's single scoring policy: headline metrics first, then the rest, then `metrics` asked for."""
+        """The benchmark's single scoring policy: headline metrics first, then the rest, then `metrics` asked for.
+
+        `resample_unit` overrides the benchmark's resample unit (a replay passes the one its report recorded).
+        """
         headline, others = self.metric_policy(tuple(ks or self.ks))
         names = tuple(dict.fromkeys([*headline, *others]))
         depth, counted = scoring_depth(names, self.require_full_rankings), self.count_without_targets_by
         policy = ScoringConfig(names, self.groupings, self.apart, seed, resamples, count_without_targets_by=counted)
-        return replace(policy, depth=depth).with_requested(metrics)
+        unit = resample_unit or self.resample_unit
+        return replace(policy, depth=depth, resample_unit=unit).with_requested(metrics)
 
     def resolve_data(self, data: Path | None) -> Path:
         """`data`, else the default (the working directory's copy first, then the one installed with memrecall)."""
@@ -110,19 +120,13 @@ def _epirec_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
 
 def _longmemeval_loader(protocol: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
     def load(path: Path, options: Mapping[str, Any]) -> Loaded:
-        from memrecall.data.loaders.longmemeval import load_longmemeval
+        from memrecall.data.loaders.longmemeval import every_session_is_gold, load_longmemeval
 
         limit = options.get("max_instances")
         granularity = options.get("granularity", "session")
         task = load_longmemeval(path, protocol, limit, granularity)
-        dataset = {
-            "kind": "longmemeval",
-            "protocol": protocol,
-            "granularity": granularity,
-            "file": path.name,
-            "max_instances": limit,
-            "oracle_split": _every_session_is_gold(task) and granularity == "session",
-        }
+        dataset = {"kind": "longmemeval", "protocol": protocol, "granularity": granularity, "file": path.name}
+        dataset.update(max_instances=limit, oracle_split=every_session_is_gold(task) and granularity == "session")
         return Loaded(task, dataset)
 
     return load
@@ -138,12 +142,6 @@ def _longmemeval_metrics(protocol: str) -> Callable[[Sequence[int]], tuple[list[
         return headline, others + [f"ndcg_lme@{k}" for k in ks] + ["mrr"]
 
     return policy
-
-
-def _every_session_is_gold(task: Task) -> bool:
-    """True when each question with gold has only gold sessions in its haystack (LongMemEval's oracle split)."""
-    scored = [q for q in task.queries if q.targets]
-    return bool(scored) and all({d.id for d in task.stores[q.store_id]} <= q.targets for q in scored)
 
 
 def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Loaded]:
@@ -203,6 +201,7 @@ def _locomo(granularity: str, summary: str) -> Benchmark:
         primary_stratum="category",
         row_keys=GENERIC_KEYS,
         require_full_rankings=False,
+        resample_unit="store",
         dense_policy="windows",
     )
 
@@ -223,6 +222,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             dense_policy="truncate",
             ks=(1, 3),
             default_data=EPIREC_DEFAULT,
+            resample_unit="store",
         ),
         _longmemeval("perseus", "LongMemEval sessions, Perseus protocol: headline recall@k (any gold)"),
         _longmemeval("official", "LongMemEval sessions, official protocol: headline recall_all@k and ndcg_lme"),

@@ -116,7 +116,9 @@ def baseline(
         strategies=names,
         model=model,
         cache=cache_dir,
-        scoring=ScoringConfig(seed=seed, resamples=resamples).with_requested(metrics),
+        scoring=ScoringConfig(seed=seed, resamples=resamples, resample_unit=benchmark.resample_unit).with_requested(
+            metrics
+        ),
         show_progress=not quiet,
     )
     run = run_baseline(options)

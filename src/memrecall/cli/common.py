@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from memrecall.data.model import Ranking, Task
-from memrecall.scoring.policy import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
+from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 
 
 def executor_options(function: Callable) -> Callable:
@@ -329,7 +329,7 @@ def _system_classes(path: Path) -> list[str]:
 
 def _metric_names(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
     """--metrics parsed into canonical names; an unknown name is one line listing the known ones."""
-    from memrecall.scoring.policy import parse_metric_list
+    from memrecall.scoring.options import parse_metric_list
 
     return parse_metric_list(value)
 

@@ -62,7 +62,7 @@ def power(report_paths, rankings, data, alpha, power_level, difference, metrics,
     from memrecall.io import write_json
     from memrecall.reports.power_inputs import power_inputs
     from memrecall.reports.power_report import power_lines, power_results
-    from memrecall.scoring.policy import parse_metric_list
+    from memrecall.scoring.options import parse_metric_list
 
     names = parse_metric_list(metrics) if metrics is not None else ()
     check_inputs("REPORT", report_paths, ("report",), REPORTS)

@@ -32,12 +32,14 @@ def scores_rows(bench: Benchmark, loaded: Loaded, report: dict, rankings_text: s
     values = per_query_values(loaded.task, rankings, [parse_metric(m) for m in metrics], depth)
     scored = [q for q in loaded.task.queries if q.targets]
     stratum = report["content"].get("primary_stratum") if bench.name in GROUPED else None
+    by_store = report["content"]["scoring"]["bootstrap"].get("unit") == "store"
     rows = []
     for index, query in enumerate(scored):
         if in_headline(query):
             group = query.strata.get(stratum) if stratum else None
             cells = {m: float(values[i, index]) for i, m in enumerate(metrics)}
-            rows.append({"query_id": query.id, "group": group, "values": cells})
+            row = {"query_id": query.id, "group": group, "values": cells}
+            rows.append({**row, "store_id": query.store_id} if by_store else row)
     return rows
 
 

@@ -65,7 +65,12 @@ def systems_report(
     if len(runs) > 1:
         content["comparisons"] = compare_to_first(task, runs, scoring, benchmark.primary_stratum)
         content["comparison_test"] = (
-            "each system minus the first: paired bootstrap CI; two-sided paired sign-flip randomisation test, "
-            "2000 permutations; p_holm is Holm-adjusted across the comparisons"
+            f"each system minus the first: paired bootstrap CI; two-sided paired sign-flip randomisation test, "
+            f"2000 permutations; p_holm is Holm-adjusted across the comparisons; {scoring.resample_unit}-level: "
+            + (
+                "whole stores are resampled and flipped"
+                if scoring.resample_unit == "store"
+                else "queries are resampled"
+            )
         )
     return make_report(content, environment({}, **(env or {})))

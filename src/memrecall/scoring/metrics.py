@@ -145,11 +145,23 @@ def bootstrap_ci(
 
 
 def group_bootstrap_ci(
-    values: np.ndarray, seed: int, group: str, resamples: int = 2000, confidence: float = 0.95
+    values: np.ndarray,
+    seed: int,
+    group: str,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    clusters: tuple[int, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """bootstrap_ci with group_rng(seed, group), its resamples drawn once and shared by every system scored."""
+    """bootstrap_ci with group_rng(seed, group), its resamples drawn once and shared by every system scored;
+    with `clusters` (each query's cluster number, see cluster_numbers) whole clusters are drawn."""
     values = np.atleast_2d(values)
-    return ci_from_counts(values, resample_counts(seed, group, values.shape[1], resamples), confidence)
+    return ci_from_counts(values, resample_counts(seed, group, values.shape[1], resamples, clusters), confidence)
+
+
+def cluster_numbers(labels: Sequence[str]) -> tuple[int, ...]:
+    """Each label's cluster number, numbered in order of first appearance (one label per query)."""
+    numbers: dict[str, int] = {}
+    return tuple(numbers.setdefault(label, len(numbers)) for label in labels)
 
 
 def draw_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
@@ -158,16 +170,28 @@ def draw_counts(rng: np.random.Generator, n: int, resamples: int) -> np.ndarray:
 
 
 RESAMPLE_CACHE_BYTES = 256 << 20
-_resamples: OrderedDict[tuple[int, str, int, int], np.ndarray] = OrderedDict()
+_resamples: OrderedDict[tuple, np.ndarray] = OrderedDict()
 
 
-def resample_counts(seed: int, group: str, n: int, resamples: int) -> np.ndarray:
-    """draw_counts(group_rng(seed, group), ...), kept (least recently used out first) within RESAMPLE_CACHE_BYTES."""
-    key = (seed, group, n, resamples)
+def resample_counts(
+    seed: int, group: str, n: int, resamples: int, clusters: tuple[int, ...] | None = None
+) -> np.ndarray:
+    """draw_counts(group_rng(seed, group), ...), kept (least recently used out first) within RESAMPLE_CACHE_BYTES.
+
+    With `clusters` the draw is of clusters, and each query counts as often as its cluster was drawn; clusters
+    of one query each give exactly the query-level counts.
+    """
+    key = (seed, group, n, resamples, clusters)
     if key in _resamples:
         _resamples.move_to_end(key)
         return _resamples[key]
-    counts = draw_counts(group_rng(seed, group), n, resamples).astype(np.uint16 if n < 2**16 else np.int64)
+    if clusters is None:
+        drawn = draw_counts(group_rng(seed, group), n, resamples)
+    else:
+        if len(clusters) != n:
+            raise ValueError(f"{len(clusters)} cluster numbers for {n} queries")
+        drawn = draw_counts(group_rng(seed, group), max(clusters, default=-1) + 1, resamples)[:, list(clusters)]
+    counts = drawn.astype(np.uint16 if n < 2**16 else np.int64)
     counts.flags.writeable = False
     _resamples[key] = counts
     while sum(c.nbytes for c in _resamples.values()) > RESAMPLE_CACHE_BYTES and len(_resamples) > 1:
@@ -176,9 +200,13 @@ def resample_counts(seed: int, group: str, n: int, resamples: int) -> np.ndarray
 
 
 def ci_from_counts(values: np.ndarray, counts: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile CI of the resample means; they are exact: integer counts times grid values, summed in int64."""
-    n = values.shape[1]
-    means = (counts.astype(np.int64) @ on_grid(values).T) / (n * GRID)
+    """Percentile CI of the resample means; they are exact: integer counts times grid values, summed in int64.
+
+    Each resample's mean divides by the queries it drew (always n at the query level; it varies with cluster sizes).
+    """
+    counts = counts.astype(np.int64)
+    drawn = counts.sum(axis=1, keepdims=True) * GRID
+    means = (counts @ on_grid(values).T) / drawn
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.percentile(means, [tail, 100.0 - tail], axis=0)
     return low, high

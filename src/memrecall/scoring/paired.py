@@ -13,13 +13,33 @@ from memrecall.scoring.policy import ScoringConfig, in_headline, per_query_value
 PERMUTATIONS = 2000
 
 
-def randomisation_p(differences: np.ndarray, rng: np.random.Generator, permutations: int) -> float:
-    """Two-sided paired sign-flip test of mean difference 0: (1 + extreme flips) / (1 + permutations)."""
+def smallest_holm_p(clusters: int, rows: int, permutations: int = PERMUTATIONS) -> float:
+    """About the smallest p_Holm `rows` sign-flip tests can show when `clusters` units flip whole.
+
+    Only the observed sign pattern and its mirror are as extreme as an all-one-sign difference, so a raw p
+    is at least about (1 + permutations * 2**(1 - clusters)) / (1 + permutations); Holm's first step
+    multiplies it by `rows`.
+    """
+    return min(1.0, rows * (1 + permutations * 2.0 ** (1 - clusters)) / (1 + permutations))
+
+
+def randomisation_p(
+    differences: np.ndarray, rng: np.random.Generator, permutations: int, clusters: tuple[int, ...] | None = None
+) -> float:
+    """Two-sided paired sign-flip test of mean difference 0: (1 + extreme flips) / (1 + permutations).
+
+    With `clusters` (cluster_numbers) one sign flips a whole cluster's summed difference, so queries that share
+    a store are never treated as independent; clusters of one query each give the query-level test exactly.
+    """
     n = differences.shape[0]
     if n == 0:
         return 1.0
     grid = on_grid(differences)
     observed = abs(int(grid.sum()))
+    if clusters is not None:
+        sums = np.zeros(max(clusters) + 1, dtype=np.int64)
+        np.add.at(sums, np.array(clusters), grid)
+        grid, n = sums, len(sums)
     signs = rng.choice(np.array([-1, 1], dtype=np.int64), size=(permutations, n))
     flipped = np.abs(signs @ grid)
     return float((1 + np.count_nonzero(flipped >= observed)) / (1 + permutations))
@@ -53,10 +73,14 @@ def compare_systems(
     for group in [*sorted(g for g in groups if g != "overall"), "overall"]:
         members = groups[group]
         diff = values_a[:, members] - values_b[:, members]
-        low, high = group_bootstrap_ci(diff, config.seed, f"compare:{group}", config.resamples, config.confidence)
+        clusters = config.clusters([scored[i] for i in members])
+        low, high = group_bootstrap_ci(
+            diff, config.seed, f"compare:{group}", config.resamples, config.confidence, clusters
+        )
         row: dict = {"n": len(members)}
         for i, metric in enumerate(metrics):
-            p = randomisation_p(diff[i], group_rng(config.seed, f"randomise:{group}:{metric.name}"), permutations)
+            rng = group_rng(config.seed, f"randomise:{group}:{metric.name}")
+            p = randomisation_p(diff[i], rng, permutations, clusters)
             row[metric.name] = {
                 "a": float(exact_mean(values_a[i, members])),
                 "b": float(exact_mean(values_b[i, members])),

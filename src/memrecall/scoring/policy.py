@@ -8,12 +8,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from memrecall.data.model import JudgedQuery, Ranking, Task
-from memrecall.errors import ConfigError, comma_list
 from memrecall.scoring.depth import at_depth
 from memrecall.scoring.metrics import (
-    KNOWN_METRICS,
-    MAX_K,
     Metric,
+    cluster_numbers,
     exact_mean,
     graded_target_ranks,
     group_bootstrap_ci,
@@ -22,40 +20,10 @@ from memrecall.scoring.metrics import (
     rank_matrix,
     target_ranks,
 )
+from memrecall.scoring.options import check_bootstrap, parse_metric_list
 
 EPIREC_METRICS = ("recall@3", "recall@1", "mrr")
 EPIREC_GROUPINGS = ((), ("probe_type",), ("probe_type", "intensity_band"), ("probe_type", "age_bucket"))
-
-
-MAX_SEED = 2**63 - 1
-MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000
-
-
-def check_bootstrap(seed: object, resamples: object) -> None:
-    """The same bounds the CLI's --seed and --resamples enforce, for every caller (the Python API too)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise ConfigError(f"seed must be an integer from 0 to 2**63-1, got {seed!r}")
-    wrong = isinstance(resamples, bool) or not isinstance(resamples, int)
-    if wrong or not MIN_RESAMPLES <= resamples <= MAX_RESAMPLES:
-        raise ConfigError(f"resamples must be an integer from {MIN_RESAMPLES} to {MAX_RESAMPLES}, got {resamples!r}")
-
-
-def parse_metric_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
-    """`recall@5,map` (or a list of names) as canonical names; an unknown one is a ConfigError listing the known."""
-    if text is None:
-        return ()
-    names = comma_list(text, "--metrics", unique=False) if isinstance(text, str) else list(text)
-    if not names:
-        raise ConfigError(f"--metrics is empty; known: {KNOWN_METRICS}")
-    out = []
-    for name in names:
-        try:
-            out.append(parse_metric(name.strip()).name)
-        except (ValueError, AttributeError):
-            raise ConfigError(
-                f"--metrics: unknown metric {name!r}; known: {KNOWN_METRICS} (k from 1 to {MAX_K})"
-            ) from None
-    return tuple(dict.fromkeys(out))
 
 
 @dataclass(frozen=True)
@@ -71,9 +39,14 @@ class ScoringConfig:
     count_without_targets_by: tuple[str, ...] = ()
     requested: tuple[str, ...] = ()
     depth: int | None = None  # rankings are scored down to this rank (None: whole rankings)
+    resample_unit: str = "query"  # what the bootstrap and the paired test resample: queries, or whole stores
 
     def __post_init__(self) -> None:
-        check_bootstrap(self.seed, self.resamples)
+        check_bootstrap(self.seed, self.resamples, self.resample_unit)
+
+    def clusters(self, queries: Sequence[JudgedQuery]) -> tuple[int, ...] | None:
+        """The queries' cluster numbers when whole stores are resampled; None at the query level."""
+        return cluster_numbers([q.store_id for q in queries]) if self.resample_unit == "store" else None
 
     def with_requested(self, names: Sequence[str]) -> ScoringConfig:
         """This policy with the metrics a user asked for (--metrics) added after its own; itself when none is new.
@@ -95,7 +68,7 @@ class ScoringConfig:
                 "resamples": self.resamples,
                 "seed": self.seed,
                 "confidence": self.confidence,
-                "unit": "query",
+                "unit": self.resample_unit,
             },
         }
         if self.requested:
@@ -158,7 +131,12 @@ TRIVIAL_KEY = "stores_within_k"
 
 
 def summarize(
-    values: np.ndarray, names: Sequence[str], group: str, config: ScoringConfig, store_sizes: np.ndarray
+    values: np.ndarray,
+    names: Sequence[str],
+    group: str,
+    config: ScoringConfig,
+    store_sizes: np.ndarray,
+    clusters: tuple[int, ...] | None = None,
 ) -> dict:
     """Mean and bootstrap CI of each metric over the queries in `values`, with n.
 
@@ -167,7 +145,7 @@ def summarize(
     """
     n = values.shape[1]
     means = exact_mean(values)
-    low, high = group_bootstrap_ci(values, config.seed, group, config.resamples, config.confidence)
+    low, high = group_bootstrap_ci(values, config.seed, group, config.resamples, config.confidence, clusters)
     row: dict = {"n": int(n)}
     for i, name in enumerate(names):
         row[name] = {"value": float(means[i]), "ci_low": float(low[i]), "ci_high": float(high[i])}
@@ -241,7 +219,7 @@ def _group(results: dict, label: str, keys: Sequence[str], scored: tuple, names,
     queries, values, sizes = scored
     if not keys:
         if queries:
-            results[label] = summarize(values, names, label, config, sizes)
+            results[label] = summarize(values, names, label, config, sizes, config.clusters(queries))
         return
     members: dict[str, list[int]] = {}
     for index, query in enumerate(queries):
@@ -251,6 +229,8 @@ def _group(results: dict, label: str, keys: Sequence[str], scored: tuple, names,
     if left_out:
         results.setdefault("left_out_of_grouping", {})[label] = left_out
     results[label] = {
-        group: summarize(values[:, idx], names, f"{label}:{group}", config, sizes[idx])
+        group: summarize(
+            values[:, idx], names, f"{label}:{group}", config, sizes[idx], config.clusters([queries[i] for i in idx])
+        )
         for group, idx in sorted(members.items())
     }

@@ -211,3 +211,9 @@ def _session_text(source: str, where: str, position: int, turns: Any, protocol: 
             user_texts.append(turn["content"])
             has_user_answer |= turn.get("has_answer") is True
     return ("\n".join(lines) if protocol == "perseus" else " ".join(user_texts)), has_user_answer
+
+
+def every_session_is_gold(task: Task) -> bool:
+    """True when each question with gold has only gold sessions in its haystack (LongMemEval's oracle split)."""
+    scored = [q for q in task.queries if q.targets]
+    return bool(scored) and all({d.id for d in task.stores[q.store_id]} <= q.targets for q in scored)

@@ -58,7 +58,7 @@ def provenance(report: dict, state: str) -> list[str]:
         [
             "bootstrap",
             f"{cell(bootstrap.get('method'))}, {cell(bootstrap.get('resamples'))} resamples of "
-            f"{cell(bootstrap.get('unit'))}-level values, seed {cell(bootstrap.get('seed'))}, "
+            f"{_resampled(bootstrap.get('unit'))}, seed {cell(bootstrap.get('seed'))}, "
             f"{cell(_percent(bootstrap.get('confidence')))} CI",
         ],
         ["memrecall version", cell(content.get("memrecall_version"))],
@@ -228,3 +228,10 @@ def write_report_card(
     card = out / "README.md"
     atomic_write_text(card, "\n".join([title, "", *provenance(report, state), *body]))
     return [*figures, card]
+
+
+def _resampled(unit: object) -> str:
+    """What one bootstrap draw takes, in words: whole stores, or single queries."""
+    if unit == "store":
+        return "whole stores (each store's queries drawn together; the paired test flips stores)"
+    return "queries" if unit == "query" else f"{cell(unit)}-level values"

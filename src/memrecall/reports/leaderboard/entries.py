@@ -19,6 +19,7 @@ from memrecall.reports.proof.identity import isolation
 from memrecall.reports.proof.verification import Check, report_state, verify_report
 from memrecall.reports.query_scores import read_scores, scores_rows
 from memrecall.reports.rankings_files import rankings_beside
+from memrecall.scoring.metrics import cluster_numbers
 
 BUNDLED = (("epirec", Path("data") / "epirec_v2.json"), ("epirec", Path("data") / "epirec_v1.json"))
 
@@ -34,6 +35,19 @@ class Entry:
     scores: list[dict]
     state: str
     checks: list = field(default_factory=list)
+
+    def clusters(self, ids: Sequence[str]) -> tuple[int, ...] | None:
+        """The queries' store clusters when the scores carry stores (the report resampled stores), else None."""
+        stores = {r["query_id"]: r.get("store_id") for r in self.scores}
+        if any(stores.get(q) is None for q in ids):
+            return None
+        return cluster_numbers([stores[q] for q in ids])
+
+    @property
+    def stores(self) -> int | None:
+        """How many stores its scored queries come from, when the scores name them (store-level reports)."""
+        named = {r.get("store_id") for r in self.scores}
+        return None if None in named or not named else len(named)
 
     @property
     def content(self) -> dict:

@@ -13,6 +13,7 @@ from memrecall.reports.leaderboard.encoder_overview import encoder_names, overvi
 from memrecall.reports.leaderboard.encoders import NO_ENCODER
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
+from memrecall.reports.leaderboard.resolution import resolution_note
 from memrecall.reports.leaderboard.tables import ALPHA, DETECTABLE_NOTE, Table, detectable_heading, ranking_groups
 from memrecall.reports.notes import EVERY_STORE, report_notes
 
@@ -173,10 +174,12 @@ def table_section(table: Table, site: Path) -> list[str]:
         )
         + ". "
         f"Under the primary metric: each row against the best row of its column, a two-sided paired sign-flip "
-        f"randomisation test on per-query values, Holm-adjusted across the rows; separable when p<sub>Holm</sub> "
+        f"randomisation test on per-query values (a store's queries flip together where they share a store, as on "
+        f"EpiRec and LoCoMo), Holm-adjusted across the rows; separable when p<sub>Holm</sub> "
         f"&lt; {ALPHA}. Each row is tested against dense (MiniLM) the same way, Holm across the rows tested; "
         f"the mean paired difference is in brackets. Click a heading to sort.</p>"
     )
+    out += resolution_note(table)
     out.append(
         f'<img class="figure" src="figures/{html_attr(table.slug)}.svg" alt="{html_attr(table.title)}: '
         f'{html_attr(table.primary)} against time per query">'

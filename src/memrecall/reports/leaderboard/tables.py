@@ -221,7 +221,7 @@ def _paired(table: Table, base: Entry, others: Sequence[Entry], group: str, labe
         ids = sorted(reference)
         diff = np.array([mine[q] - reference[q] for q in ids], dtype=np.float64)
         rng = group_rng(SEED, f"{label}:{table.slug}:{group}:{entry.row}")
-        p_values.append(randomisation_p(diff, rng, PERMUTATIONS))
+        p_values.append(randomisation_p(diff, rng, PERMUTATIONS, base.clusters(ids)))
         means.append(float(diff.mean()))
         values = [np.array([scores[q] for q in ids], dtype=np.float64) for scores in (mine, reference)]
         where = f"leaderboard-power:{table.slug}:{group}:{entry.row}"

@@ -14,7 +14,8 @@ from memrecall.reports.baseline_report import baseline_content
 from memrecall.reports.content import make_report
 from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
-from memrecall.scoring.policy import ScoringConfig, parse_metric_list, score_task
+from memrecall.scoring.options import parse_metric_list
+from memrecall.scoring.policy import ScoringConfig, score_task
 
 # parts of an entry that follow from the rankings; every other key of an entry (config, declared flags) is a claim
 DERIVED = {"systems": ("results", "rankings_sha256"), "baseline": ("results",)}
@@ -76,16 +77,16 @@ def replay_content(report: dict, rankings: Sequence[str | Path], data: str | Pat
     """The content `rankings` give when scored again the way this report was (run/evaluate/compare or baseline)."""
     content = report["content"]
     bootstrap = content["scoring"]["bootstrap"]
-    seed, resamples = bootstrap["seed"], bootstrap["resamples"]
+    seed, resamples, unit = bootstrap["seed"], bootstrap["resamples"], bootstrap.get("unit", "query")
     requested = _requested(content["scoring"])
     bench, loaded, runs = replayed_runs(report, rankings, data)
     if content.get("kind") == "systems":
         claimed = {name: entry.get("encoder") for name, entry in content.get("systems", {}).items()}
-        scoring = bench.scoring(seed=seed, resamples=resamples, metrics=requested)
+        scoring = bench.scoring(seed=seed, resamples=resamples, metrics=requested, resample_unit=unit)
         # the encoder claims go in before the manifest is made, which names the first system's
         replayed = systems_report(bench, loaded, runs, scoring, encoders=claimed)["content"]
         return _keep_claims(replayed, content, "systems", DERIVED["systems"])
-    scoring = ScoringConfig(seed=seed, resamples=resamples).with_requested(requested)
+    scoring = ScoringConfig(seed=seed, resamples=resamples, resample_unit=unit).with_requested(requested)
     entries = {
         name: {
             **_claims(content["strategies"][name], DERIVED["baseline"]),
