@@ -112,6 +112,16 @@ def unrelated_texts(p):
         e["text"] = " ".join(f"word{i}x{j}" for j in range(24)) + "."
 
 
+def accented(word: str):
+    def change(p):
+        episode = p["episodes"][0]
+        episode["text"] = episode["text"].rstrip(".") + f" with {word}."
+        implicit = next(q for q in episode["probes"] if q["type"] == "reflective_implicit")
+        implicit["query"] = implicit["query"].rstrip(".?") + f", {word.upper()} again."
+
+    return change
+
+
 VARIANTS = {
     "13 episodes": (drop_last, "has 13 episodes, expected exactly 14"),
     "a low episode made mild": (relabel(0, "mild", "neutral"), "label mix is"),
@@ -127,6 +137,10 @@ VARIANTS = {
     "no medium episode": (shifted(-25, slice(10, 14)), "medium episodes, expected 1 to 1"),
     "two near-identical texts": (same_text, "episode texts are too alike"),
     "no look-alikes": (unrelated_texts, "episode pairs share content stems at Jaccard >= 0.1, expected at least 3"),
+    **{
+        f"implicit probe repeats {word}": (accented(word), f"implicit probe repeats {word.casefold()} from its episode")
+        for word in ("Inés", "São", "Thảo", "Łódź")
+    },
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import datetime
 from itertools import combinations
@@ -28,6 +29,7 @@ AGE_BUCKETS = {"short": (2, 3), "medium": (1, 1), "long": (10, 11)}
 PAIR_JACCARD = 0.10
 MIN_PAIRS = 3
 MAX_PAIR_JACCARD_BELOW = 0.35
+WORD = re.compile(r"[^\W_]+")  # Unicode letters and digits: 'Inés' whole, where rules.tokens gives 'in', 's'
 
 
 def is_new_persona(persona_id: str) -> bool:
@@ -38,7 +40,7 @@ def is_new_persona(persona_id: str) -> bool:
 def check_persona_v3(
     persona: dict[str, Any], file_stem: str, reference: datetime, roster: dict[str, dict] | None = None
 ) -> list[Violation]:
-    """v2's rules, then v3's exact shape, label mix, timeline, routes, look-alikes and roster line."""
+    """v2's rules, then v3's exact shape, label mix, timeline, routes, look-alikes, accented words, roster line."""
     pid, episodes = persona["persona_id"], persona["episodes"]
     out = check_persona_v2(persona, file_stem, reference, ages=AGES)
     out.extend(_check_ranges(persona))
@@ -51,6 +53,7 @@ def check_persona_v3(
     if missing:
         out.append(Violation(pid, f"no implicit probe takes the route(s) {', '.join(missing)}; each is used"))
     out.extend(_check_look_alikes(persona))
+    out.extend(_check_accented(episodes))
     if roster is not None:
         out.extend(_check_roster(persona, roster.get(pid)))
     return out
@@ -141,3 +144,21 @@ def _check_roster(persona: dict[str, Any], line: dict | None) -> list[Violation]
         for key in ("name", "age", "context", "threads")
         if persona[key] != line[key]
     ]
+
+
+def _accented(text: str) -> set[str]:
+    """The words of `text` with a letter outside ASCII, whole and casefolded."""
+    return {w.casefold() for w in WORD.findall(text) if not w.isascii()}
+
+
+def _check_accented(episodes: list[dict]) -> list[Violation]:
+    """Implicit probes that repeat an accented word of their episode (the stem rule can miss it: its
+    ASCII tokens split 'Inés' into the stop words 'in' and 's'; plan section 8, 2026-12-03)."""
+    out = []
+    for episode in episodes:
+        words = _accented(episode["text"])
+        for probe in episode["probes"]:
+            shared = sorted(words & _accented(probe["query"])) if probe["type"] == "reflective_implicit" else []
+            if shared:
+                out.append(Violation(probe["id"], f"implicit probe repeats {', '.join(shared)} from its episode text"))
+    return out
