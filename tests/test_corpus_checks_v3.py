@@ -192,3 +192,14 @@ def test_draft_check_holds_new_personas_to_v3_and_to_no_reuse_of_v1_or_v2(tmp_pa
     persona["episodes"][0]["siblings"] = []
     path.write_text(json.dumps(persona), encoding="utf-8")
     assert any(m.endswith("p13e01: declares 0 siblings, expected 1 to 3") for m in map(str, check_draft_files(files)))
+
+
+def test_a_draft_below_data_drafts_is_checked_against_the_same_roster_and_releases(tmp_path):
+    path = checkout(tmp_path, base())
+    moved = tmp_path / "data" / "drafts" / "v3" / "p13.json"
+    moved.parent.mkdir(parents=True)
+    path.rename(moved)
+    files = [*sorted(path.parent.glob("p*.json")), moved]
+    found = [str(v) for v in check_draft_files(files)]
+    assert sum(m.startswith(str(moved)) and m.endswith("episode text is reused from v2") for m in found) == 14
+    assert not any("has no line in the v3 roster" in m for m in found)

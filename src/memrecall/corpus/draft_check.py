@@ -1,7 +1,8 @@
 """Check draft persona files while authoring: `python -m memrecall.corpus.draft_check FILE...`.
 
 Files p01..p12 get the v2 rules; p13 and on (EpiRec v3's new part) get v3's, their roster line
-(data/personas_v3_roster.json beside the folder) and a check that no text repeats the v1.0 or v2 release.
+(data/personas_v3_roster.json) and a check that no text repeats the v1.0 or v2 release. A draft may sit in
+data/personas/ or below it in data/drafts/v3/: data/ is the nearest folder above the file that holds v2.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def check_draft_files(paths: list[Path]) -> list[Violation]:
         if problems:
             continue
         if is_new_persona(document["persona_id"]):
-            found = check_persona_v3(document, path.stem, reference, roster_lines(path.parent.parent / ROSTER))
+            found = check_persona_v3(document, path.stem, reference, roster_lines(data_folder(path) / ROSTER))
             new.append((path, document))
         else:
             found = check_persona_v2(document, path.stem, reference)
@@ -42,9 +43,17 @@ def check_draft_files(paths: list[Path]) -> list[Violation]:
     out.extend(check_corpus_v2(valid))
     for path, document in new:
         for name, file_name in OLDER_RELEASES.items():
-            older = json.loads((path.parent.parent / file_name).read_text(encoding="utf-8"))["personas"]
+            older = json.loads((data_folder(path) / file_name).read_text(encoding="utf-8"))["personas"]
             out.extend(Violation(f"{path}: {v.where}", v.message) for v in reused_texts([document], older, name))
     return out
+
+
+def data_folder(path: Path) -> Path:
+    """The checkout's data/ folder for a draft file: the nearest folder above it holding the v2 release."""
+    for folder in path.resolve().parents:
+        if (folder / OLDER_RELEASES["v2"]).is_file():
+            return folder
+    return path.parent.parent
 
 
 def roster_lines(path: Path) -> dict[str, dict]:
