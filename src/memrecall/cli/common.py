@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from memrecall.data.model import Ranking, Task
+from memrecall.data.releases import RELEASES
 from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 
 
@@ -99,7 +100,7 @@ def make_executor_from(executor: str, workers: int, ray_address: str | None):
     return make_executor(executor, workers, ray_address)
 
 
-CHECKOUT_FILES = ("memrecall_rules.json", "SHA256SUMS", "croissant.json", "epirec_v1.json", "epirec_v2.json")
+CHECKOUT_FILES = ("memrecall_rules.json", "SHA256SUMS", "croissant.json", *RELEASES)
 CHECKOUT_SOURCES = ("data/personas", "data/archive")
 
 

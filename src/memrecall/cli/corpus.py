@@ -12,7 +12,7 @@ ROOT_OPTION = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
-    help="Checkout to work on (data/personas/, data/archive/v1/personas/, the releases, SHA256SUMS, croissant.json); "
+    help="Checkout to work on (data/personas/, data/archive/vN/personas/, the releases, SHA256SUMS, croissant.json); "
     "the current folder by default, never the copy installed with memrecall.",
 )
 

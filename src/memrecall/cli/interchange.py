@@ -16,7 +16,7 @@ from memrecall.cli.rankings_export import population_option
     "--data",
     type=click.Path(path_type=Path),
     default=None,
-    help="Dataset file [default for epirec, epirec-v1 and epirec-v2: the bundled release].",
+    help="Dataset file [default for epirec, epirec-v1, epirec-v2 and epirec-v3: the bundled release].",
 )
 @click.option(
     "--granularity",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from datetime import datetime
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from memrecall.corpus import rules
@@ -30,6 +32,25 @@ PAIR_JACCARD = 0.10
 MIN_PAIRS = 3
 MAX_PAIR_JACCARD_BELOW = 0.35
 WORD = re.compile(r"[^\W_]+")  # Unicode letters and digits: 'Inés' whole, where rules.tokens gives 'in', 's'
+
+
+ROSTER_FILE = "personas_v3_roster.json"  # in data/, beside the releases
+
+
+def roster_lines(path: Path) -> dict[str, dict]:
+    """The v3 roster's lines by persona id; empty when the file is absent (then every new persona is flagged)."""
+    if not path.is_file():
+        return {}
+    return {line["id"]: line for line in json.loads(path.read_text(encoding="utf-8"))["personas"]}
+
+
+def check_persona_in_v3(
+    persona: dict[str, Any], file_stem: str, reference: datetime, roster: dict[str, dict]
+) -> list[Violation]:
+    """A v3 source: v2's rules for p01..p12 (carried over from v2), v3's for the new part."""
+    if is_new_persona(persona["persona_id"]):
+        return check_persona_v3(persona, file_stem, reference, roster)
+    return check_persona_v2(persona, file_stem, reference)
 
 
 def is_new_persona(persona_id: str) -> bool:

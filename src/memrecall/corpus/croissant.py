@@ -7,7 +7,22 @@ from typing import Any
 from memrecall.corpus.sources import ReleaseSpec
 
 CROISSANT_SPEC = "http://mlcommons.org/croissant/1.1"
-DATE_PUBLISHED = "2026-11-30"
+DATE_PUBLISHED = {"1.0": "2026-11-30", "2.0": "2026-11-30", "3.0": "2026-12-03"}  # by newest release
+DESCRIPTION = {
+    "2.0": (
+        "EpiRec: 12 fictional personas, each with 14 dated first-person journal episodes and three "
+        "retrieval probes per episode (factual, reflective_explicit, reflective_implicit), 504 probes per "
+        "release. An evaluation-only benchmark for factual lookup and emotional resurfacing in agent memory "
+        "retrieval. v2 replaces v1's paraphrase-matchable reflective probes; v1.0 ships unchanged beside it."
+    ),
+    "3.0": (
+        "EpiRec: fictional personas, each with 14 dated first-person journal episodes and three retrieval "
+        "probes per episode (factual, reflective_explicit, reflective_implicit). v3 has 48 personas (v2's 12 "
+        "carried byte for byte and 36 new ones), 672 probes of each type; v2 and v1.0 (12 personas, 168 "
+        "probes of each type) ship unchanged beside it. An evaluation-only benchmark for factual lookup and "
+        "emotional resurfacing in agent memory retrieval."
+    ),
+}
 PROJECT_URL = "https://github.com/memrecall/memrecall"
 
 _CONTEXT = {
@@ -109,16 +124,11 @@ def croissant_metadata(shipped: list[tuple[ReleaseSpec, str, int]]) -> dict[str,
         "@type": "sc:Dataset",
         "conformsTo": CROISSANT_SPEC,
         "name": "EpiRec",
-        "description": (
-            "EpiRec: 12 fictional personas, each with 14 dated first-person journal episodes and three "
-            "retrieval probes per episode (factual, reflective_explicit, reflective_implicit), 504 probes per "
-            "release. An evaluation-only benchmark for factual lookup and emotional resurfacing in agent memory "
-            "retrieval. v2 replaces v1's paraphrase-matchable reflective probes; v1.0 ships unchanged beside it."
-        ),
+        "description": DESCRIPTION.get(newest, DESCRIPTION["2.0"]),
         "license": "https://creativecommons.org/licenses/by/4.0/",
         "url": PROJECT_URL,
         "creator": {"@type": "sc:Organization", "name": "memrecall maintainers"},
-        "datePublished": DATE_PUBLISHED,
+        "datePublished": DATE_PUBLISHED[newest],
         "version": f"{newest}.0",
         "inLanguage": "en",
         "isLiveDataset": False,

@@ -9,7 +9,7 @@ from typing import Any
 from memrecall.data.jsonfile import read_regular_text
 from memrecall.errors import ConfigError, DatasetError
 
-RULE_SETS = {"memrecall-epirec-v1": 1, "memrecall-epirec-v2": 2}
+RULE_SETS = {"memrecall-epirec-v1": 1, "memrecall-epirec-v2": 2, "memrecall-epirec-v3": 3}
 EXAMPLE = '{"releases": {"epirec_v2.json": "memrecall-epirec-v2"}}'
 
 

@@ -13,11 +13,10 @@ from pathlib import Path
 
 from memrecall.corpus import rules
 from memrecall.corpus.checks import Violation, check_corpus
-from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2, reused_texts
-from memrecall.corpus.checks_v3 import check_persona_v3, is_new_persona
+from memrecall.corpus.checks_v2 import check_corpus_v2, reused_texts
+from memrecall.corpus.checks_v3 import ROSTER_FILE, check_persona_in_v3, is_new_persona, roster_lines
 from memrecall.corpus.sources import read_json_file, schema_violations
 
-ROSTER = "personas_v3_roster.json"
 OLDER_RELEASES = {"v1.0": "epirec_v1.json", "v2": "epirec_v2.json"}
 
 
@@ -32,11 +31,9 @@ def check_draft_files(paths: list[Path]) -> list[Violation]:
         out.extend(problems)
         if problems:
             continue
+        found = check_persona_in_v3(document, path.stem, reference, roster_lines(data_folder(path) / ROSTER_FILE))
         if is_new_persona(document["persona_id"]):
-            found = check_persona_v3(document, path.stem, reference, roster_lines(data_folder(path) / ROSTER))
             new.append((path, document))
-        else:
-            found = check_persona_v2(document, path.stem, reference)
         out.extend(Violation(f"{path}: {v.where}", v.message) for v in found)
         valid.append(document)
     out.extend(check_corpus(valid, reference) if valid else [])
@@ -54,13 +51,6 @@ def data_folder(path: Path) -> Path:
         if (folder / OLDER_RELEASES["v2"]).is_file():
             return folder
     return path.parent.parent
-
-
-def roster_lines(path: Path) -> dict[str, dict]:
-    """The v3 roster's lines by persona id; empty when the file is absent (then every new persona is flagged)."""
-    if not path.is_file():
-        return {}
-    return {line["id"]: line for line in json.loads(path.read_text(encoding="utf-8"))["personas"]}
 
 
 def main(argv: list[str]) -> int:

@@ -24,12 +24,35 @@ class ReleaseSpec:
     rules: int
 
 
-# v1.0 is frozen; its sources moved to the archive when v2 took data/personas/.
-RELEASES = (
-    ReleaseSpec("1.0", "epirec_v1.json", "data/archive/v1/personas", 1),
+# Every release memrecall knows, oldest first. The newest release of a checkout has its sources in
+# data/personas/; each older one was frozen and its sources moved to data/archive/vN/personas/.
+KNOWN = (
+    ReleaseSpec("1.0", "epirec_v1.json", "data/personas", 1),
     ReleaseSpec("2.0", "epirec_v2.json", "data/personas", 2),
+    ReleaseSpec("3.0", "epirec_v3.json", "data/personas", 3),
 )
-LEGACY_V1 = ReleaseSpec("1.0", "epirec_v1.json", "data/personas", 1)
+LEGACY_V1 = KNOWN[0]
+
+
+def archive_folder(release: ReleaseSpec) -> str:
+    """Where a release's sources live once a newer release has taken data/personas/."""
+    return f"data/archive/v{release.version.split('.')[0]}/personas"
+
+
+def layout_releases(root: Path) -> tuple[ReleaseSpec, ...]:
+    """The releases a checkout holds: each archived one, then the next, whose sources are data/personas/.
+
+    v1.0 and v2 archived: v1.0, v2 (archived) and v3 (data/personas/). v1.0 archived only: v1.0 and v2.
+    Nothing archived: a v1-only checkout.
+    """
+    archived = []
+    for release in KNOWN[:-1]:
+        if not (root / archive_folder(release)).is_dir():
+            break
+        archived.append(replace(release, sources=archive_folder(release)))
+    return (*archived, KNOWN[len(archived)])
+
+
 SOURCE_NAME = re.compile(r"p[0-9]{2}\.json")
 
 
@@ -47,8 +70,8 @@ class Layout:
         data/memrecall_rules.json exists it is the declaration: every release it names must have its source
         folder, and every release the checkout holds must be named in it.
         """
-        archived = (self.root / RELEASES[0].sources).is_dir()
-        candidates = RELEASES if archived else (LEGACY_V1,)
+        candidates = layout_releases(self.root)
+        archived = len(candidates) > 1
         declared = self.declared_rules()
         if declared is None:
             found = [r for r in candidates if (self.root / r.sources).is_dir()] if archived else [LEGACY_V1]

@@ -8,6 +8,7 @@ from memrecall.corpus import rules
 from memrecall.corpus.build import generated_files, release_stats
 from memrecall.corpus.checks import Violation, check_card_episode, check_corpus, check_persona
 from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2, reused_texts
+from memrecall.corpus.checks_v3 import ROSTER_FILE, check_persona_in_v3, is_new_persona, roster_lines
 from memrecall.corpus.croissant import CROISSANT_SPEC
 from memrecall.corpus.sources import Layout, ReleaseSpec, load_personas, read_json_file, schema_violations
 from memrecall.data.jsonfile import file_sha256, read_regular_bytes, read_regular_text, split_lines
@@ -43,14 +44,17 @@ def _check_release_sources(layout: Layout, release: ReleaseSpec, result: Validat
         result.counts[release.version] = release_stats(loaded.personas, rules.REFERENCE_NOW)
         return loaded.personas
     reference = rules.parse_timestamp(rules.REFERENCE_NOW)
-    check = check_persona_v2 if release.rules == 2 else check_persona
+    roster = roster_lines(layout.root / "data" / ROSTER_FILE) if release.rules == 3 else {}
     folder = release.sources
     for persona, stem in zip(loaded.personas, loaded.files, strict=True):
-        found = check(persona, stem, reference)
+        if release.rules == 3:
+            found = check_persona_in_v3(persona, stem, reference, roster)
+        else:
+            found = (check_persona_v2 if release.rules == 2 else check_persona)(persona, stem, reference)
         result.violations.extend(Violation(f"{folder}/{stem}.json: {v.where}", v.message) for v in found)
     if loaded.personas:
         result.violations.extend(check_corpus(loaded.personas, reference))
-        if release.rules == 2:
+        if release.rules >= 2:
             result.violations.extend(check_corpus_v2(loaded.personas))
     counts = release_stats(loaded.personas, rules.REFERENCE_NOW)
     counts["persona_files"] = len(loaded.files)
@@ -65,11 +69,44 @@ def validate_sources(layout: Layout) -> ValidationResult:
         personas = _check_release_sources(layout, release, result)
         if release.rules:
             result.sources[release] = personas
-    older = [p for r, personas in result.sources.items() if r.rules == 1 for p in personas]
-    for release, personas in result.sources.items():
-        if release.rules == 2 and older:
-            result.violations.extend(reused_texts(personas, older))
+    by_rules = {r.rules: (r, personas) for r, personas in result.sources.items()}
+    if 2 in by_rules and 1 in by_rules:
+        result.violations.extend(reused_texts(by_rules[2][1], by_rules[1][1]))
+    if 3 in by_rules:
+        result.violations.extend(_carried_and_new(layout, by_rules))
     return result
+
+
+def _carried_and_new(layout: Layout, by_rules: dict[int, tuple[ReleaseSpec, list[dict]]]) -> list[Violation]:
+    """v3's p01..p12 are v2's source files byte for byte; its new personas repeat no text of v1.0 or v2."""
+    v3, personas = by_rules[3]
+    new = [p for p in personas if is_new_persona(p["persona_id"])]
+    out = [
+        v
+        for rules, name in ((1, "v1.0"), (2, "v2"))
+        if rules in by_rules
+        for v in reused_texts(new, by_rules[rules][1], name)
+    ]
+    if 2 not in by_rules:
+        return out
+    v2 = by_rules[2][0]
+    carried = sorted(p["persona_id"] for p in personas if not is_new_persona(p["persona_id"]))
+    expected = sorted(p["persona_id"] for p in by_rules[2][1])
+    if carried != expected:
+        out.append(
+            Violation(
+                v3.sources, f"carries personas {', '.join(carried) or 'none'} of v2, expected {', '.join(expected)}"
+            )
+        )
+    for pid in sorted(set(carried) & set(expected)):
+        ours, theirs = layout.sources_dir(v3) / f"{pid}.json", layout.sources_dir(v2) / f"{pid}.json"
+        if read_regular_bytes(ours) != read_regular_bytes(theirs):
+            out.append(
+                Violation(
+                    layout.display(ours), f"differs from v2's {layout.display(theirs)}; v3 carries it byte for byte"
+                )
+            )
+    return out
 
 
 def validate_root(layout: Layout) -> ValidationResult:

@@ -19,13 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memrecall.benchmarks import get_benchmark
-from memrecall.data.releases import bundled_release
+from memrecall.data.releases import RELEASES, bundled_release
 from memrecall.errors import UsageError
 
-ALIASES = {
-    "epirec-v1": ("epirec", Path("data") / "epirec_v1.json"),
-    "epirec-v2": ("epirec", Path("data") / "epirec_v2.json"),
-}
+# epirec-v1, epirec-v2, ...: one alias per bundled release (data/epirec_vN.json)
+ALIASES = {name.removesuffix(".json").replace("_", "-"): ("epirec", Path("data") / name) for name in RELEASES}
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ def parse_data_options(values: Sequence[str]) -> dict[str, Path]:
 
 
 def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[SweepBenchmark]:
-    """Sweep entries for benchmark names (registered names, or epirec-v1 / epirec-v2 for a bundled release)."""
+    """Sweep entries for benchmark names (registered names, or epirec-v1, epirec-v2, ... for a bundled release)."""
     unused = sorted(set(data) - set(names))
     if unused:
         raise UsageError(f"--data {unused[0]}=...: {unused[0]} is not in --benchmarks")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-RELEASES = ("epirec_v1.json", "epirec_v2.json")
+RELEASES = ("epirec_v1.json", "epirec_v2.json", "epirec_v3.json")
 
 
 def bundled_release(name: str) -> Path:
