@@ -12,6 +12,7 @@ from pathlib import Path
 from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
 from memrecall.data.jsonfile import read_regular_bytes, read_regular_text
 from memrecall.data.rankings import read_rankings_file
+from memrecall.data.releases import RELEASES
 from memrecall.errors import ConfigError, DatasetError
 from memrecall.reports.content import shape_problem
 from memrecall.reports.leaderboard.encoders import RowEncoder, row_encoder
@@ -21,7 +22,7 @@ from memrecall.reports.query_scores import read_scores, scores_rows
 from memrecall.reports.rankings_files import rankings_beside
 from memrecall.scoring.metrics import cluster_numbers
 
-BUNDLED = (("epirec", Path("data") / "epirec_v2.json"), ("epirec", Path("data") / "epirec_v1.json"))
+BUNDLED = tuple(("epirec", Path("data") / name) for name in reversed(RELEASES))  # newest first
 
 
 @dataclass
