@@ -24,16 +24,20 @@ MEMORY_MODELS = "recency,dense,time-decay,salience-oracle,salience-vader,gated"
 # each committed report's card and figures
 FIGURES = {
     "docs/baselines.json": "docs/figures/epirec",
+    "docs/baselines_v2.json": "docs/figures/epirec_v2",
     "docs/baselines_v1.json": "docs/figures/epirec_v1",
     "docs/memory_models.json": "docs/figures/memory_models",
+    "docs/memory_models_v2.json": "docs/figures/memory_models_v2",
     "docs/memory_models_v1.json": "docs/figures/memory_models_v1",
     "docs/locomo_session.json": "docs/figures/locomo_session",
     "docs/locomo_turn.json": "docs/figures/locomo_turn",
 }
 REPORTS = [
     ("docs/baselines.json", ["baseline"]),
+    ("docs/baselines_v2.json", ["baseline", "--data", "data/epirec_v2.json"]),
     ("docs/baselines_v1.json", ["baseline", "--data", "data/epirec_v1.json"]),
     ("docs/memory_models.json", ["baseline", "--strategies", MEMORY_MODELS]),
+    ("docs/memory_models_v2.json", ["baseline", "--data", "data/epirec_v2.json", "--strategies", MEMORY_MODELS]),
     ("docs/memory_models_v1.json", ["baseline", "--data", "data/epirec_v1.json", "--strategies", MEMORY_MODELS]),
 ]
 LOCOMO_REPORTS = [

@@ -35,12 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs" / "leaderboard"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
-BENCHMARKS = "epirec,epirec-v1,locomo,locomo-turn,longmemeval"
+BENCHMARKS = "epirec-v3,epirec-v2,epirec-v1,locomo,locomo-turn,longmemeval"
 GENERATOR = ROOT / "benchmarks" / "generate_longmemeval.py"
 LONGMEMEVAL_ARGS = ("--questions", "50", "--sessions", "10", "--turns", "4", "--assistant-words", "80", "--seed", "7")
 GENERATED = ("index.html", "cards", "figures", "summary.md", "summary.csv", "summary.tex")
 READMES = ("README.md", "README.ko.md", "README.zh-CN.md")
-README_TABLE = "epirec-2-0"
+README_TABLE = "epirec-3-0"
 ENCODERS_DOC = ROOT / "docs" / "encoders.md"
 
 

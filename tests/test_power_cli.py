@@ -10,7 +10,13 @@ import pytest
 from conftest import run
 
 ENTRIES = Path(__file__).resolve().parents[1] / "docs" / "leaderboard" / "entries"
-V2 = ENTRIES / "epirec"
+V2 = ENTRIES / "epirec-v2"
+V2_DATA = ENTRIES.parents[2] / "data" / "epirec_v2.json"  # the entries' data; epirec's default is now v3
+
+
+def power(*args):
+    """`memrecall power ARGS --data data/epirec_v2.json`."""
+    return run("power", *args, "--data", V2_DATA)
 
 
 def report(name: str, folder: Path = V2) -> Path:
@@ -21,7 +27,7 @@ def report(name: str, folder: Path = V2) -> Path:
 def test_the_issue_pairs_are_measured_from_the_entries(tmp_path):
     out = tmp_path / "power.json"
     names = ("dense", "gated", "langchain-ensemble", "salience-vader", "hybrid")
-    result = run("power", *map(report, names), "--difference", "0.05", "--output", out)
+    result = power(*map(report, names), "--difference", "0.05", "--output", out)
     assert result.exit_code == 0, result.output
     found = json.loads(out.read_text())
     cells = {c["system"]: c["by_group"]["reflective_implicit"]["recall@3"] for c in found["comparisons"]}
@@ -49,8 +55,8 @@ def test_the_issue_pairs_are_measured_from_the_entries(tmp_path):
 def test_the_output_is_byte_identical_and_sorted(tmp_path):
     args = (report("dense"), report("gated"), "--metric", "mrr,recall@1", "--grouping", "overall")
     first, second = tmp_path / "a.json", tmp_path / "b.json"
-    assert run("power", *args, "--output", first).exit_code == 0
-    assert run("power", *args, "--output", second).exit_code == 0
+    assert power(*args, "--output", first).exit_code == 0
+    assert power(*args, "--output", second).exit_code == 0
     assert first.read_bytes() == second.read_bytes()
     found = json.loads(first.read_text())
     assert first.read_text() == json.dumps(found, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
@@ -62,19 +68,18 @@ def test_the_output_is_byte_identical_and_sorted(tmp_path):
 
 
 def test_one_report_alone_states_the_discordance_it_assumes():
-    result = run("power", report("dense"))
+    result = power(report("dense"))
     assert result.exit_code == 0, result.output
     assert "dense (alone)  overall              504  recall@3  mcnemar, assumed discordance  -           0.250" in (
         result.output
     )
     assert "assumed discordance psi = 0.25 (not measured)" in result.output
-    assumed = run("power", report("dense"), "--discordance", "0.1", "--grouping", "overall")
+    assumed = power(report("dense"), "--discordance", "0.1", "--grouping", "overall")
     assert "0.100             0.039" in assumed.output
 
 
 def test_rankings_given_in_order_are_used_and_checked(tmp_path):
-    given = run(
-        "power",
+    given = power(
         report("dense"),
         report("gated"),
         "--rankings",
@@ -84,10 +89,9 @@ def test_rankings_given_in_order_are_used_and_checked(tmp_path):
         "--grouping",
         "overall",
     )
-    beside = run("power", report("dense"), report("gated"), "--grouping", "overall")
+    beside = power(report("dense"), report("gated"), "--grouping", "overall")
     assert given.exit_code == 0 and given.output == beside.output
-    swapped = run(
-        "power",
+    swapped = power(
         report("dense"),
         report("gated"),
         "--rankings",
@@ -117,22 +121,22 @@ def test_rankings_given_in_order_are_used_and_checked(tmp_path):
 )
 def test_bad_options_are_one_line_and_write_nothing(tmp_path, args, code, message):
     out = tmp_path / "power.json"
-    result = run("power", report("dense"), *args, "--output", out)
+    result = power(report("dense"), *args, "--output", out)
     assert result.exit_code == code, result.output
     assert message in result.output
     assert not out.exists()
 
 
 def test_reports_on_other_data_or_without_rankings_are_refused(tmp_path):
-    mixed = run("power", report("dense"), report("dense", ENTRIES / "epirec-v1"))
+    mixed = power(report("dense"), report("dense", ENTRIES / "epirec-v1"))
     assert mixed.exit_code == 1
     assert f"error: {report('dense', ENTRIES / 'epirec-v1')}: data sha256" in mixed.output
     lonely = tmp_path / "dense.report.json"
     shutil.copy(report("dense"), lonely)
-    missing = run("power", lonely)
+    missing = power(lonely)
     assert missing.exit_code == 2
     assert f"error: {lonely}: no rankings beside it" in missing.output
-    twice = run("power", report("dense"), report("dense"))
+    twice = power(report("dense"), report("dense"))
     assert twice.exit_code == 1 and "system dense is in two of the reports" in twice.output
 
 
@@ -141,10 +145,10 @@ def test_the_leaderboard_column_is_what_power_gives_for_the_same_pair():
     from memrecall.reports.leaderboard.readme import pick
     from memrecall.reports.leaderboard.tables import build_tables
 
-    minilm = [e for e in read_entries(ENTRIES / "epirec", {}) if e.row == e.system]  # the MiniLM and lexical rows
+    minilm = [e for e in read_entries(V2, {}) if e.row == e.system]  # the MiniLM and lexical rows
     table = pick(build_tables(minilm), "epirec-2-0")
     assert table.versus[("gated", "reflective_implicit")].best
     dense = table.versus[("dense", "reflective_implicit")].detectable
-    result = run("power", report("gated"), report("dense"))
+    result = power(report("gated"), report("dense"))
     line = next(r for r in result.output.splitlines() if r.startswith("dense - gated") and "reflective_implicit" in r)
     assert round(dense, 3) == 0.066 and line.split()[-1] == "0.066"

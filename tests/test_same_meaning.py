@@ -120,7 +120,8 @@ def test_every_published_digest_is_recognised_and_one_changed_byte_is_not(entry)
         ("locomo", LOCOMO, False),
         ("longmemeval", FIXTURES / "lme_format_mini.json", False),
         ("beir", FIXTURES.parents[1] / "examples" / "data" / "beir_tiny", None),
-        ("epirec", None, {"file": "epirec_v2.json", "variant": "v2"}),
+        ("epirec", None, {"file": "epirec_v3.json", "variant": "v3"}),
+        ("epirec", FIXTURES.parents[1] / "data" / "epirec_v2.json", {"file": "epirec_v2.json", "variant": "v2"}),
         ("locomo", SHARED_DATA / "locomo10.json", {"file": "locomo10.json", "variant": "the 10-conversation release"}),
     ],
 )

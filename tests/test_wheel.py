@@ -18,6 +18,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from memrecall.data.releases import RELEASES
+
 ROOT = Path(__file__).resolve().parents[1]
 # optional dependencies (top-level module or distribution names), hidden from the fresh venv
 EXTRAS = (
@@ -58,7 +60,7 @@ def sources(target: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
     shutil.copytree(ROOT / "src", target / "src", symlinks=True, ignore=ignore)
     (target / "data").mkdir()
-    for name in ("epirec_v1.json", "epirec_v2.json", "LICENSE"):
+    for name in (*RELEASES, "LICENSE"):
         shutil.copy2(ROOT / "data" / name, target / "data" / name)
     return target
 
@@ -90,7 +92,7 @@ def fresh_venv(folder: Path) -> Path:
 def test_the_wheel_carries_the_releases_byte_for_byte(tmp_path):
     wheel = build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as archive:
-        for name in ("epirec_v1.json", "epirec_v2.json", "LICENSE"):
+        for name in (*RELEASES, "LICENSE"):
             assert archive.read(f"memrecall/data/releases/{name}") == (ROOT / "data" / name).read_bytes()
         assert "memrecall/schemas/release.schema.json" in archive.namelist()
     python = fresh_venv(tmp_path / "venv")
@@ -122,7 +124,7 @@ def test_the_wheel_carries_the_releases_byte_for_byte(tmp_path):
     assert report["content"]["task"]["source_sha256"] == committed["content"]["task"]["source_sha256"]
     api = subprocess.run([str(python), "-c", API_RUN], capture_output=True, text=True, env=env, cwd=bare, timeout=300)
     assert api.returncode == 0, api.stderr
-    assert api.stdout.split() == ["504", committed["content"]["task"]["source_sha256"]]
+    assert api.stdout.split() == ["2016", committed["content"]["task"]["source_sha256"]]
     source = subprocess.run([str(python), "-c", "import memrecall; print(memrecall.__file__)"], capture_output=True,
                             text=True, env=env, cwd=bare, timeout=120)  # fmt: skip
     assert source.stdout.startswith(str(tmp_path / "venv")), source.stdout
@@ -139,4 +141,4 @@ def test_the_bundled_releases_are_links_to_the_frozen_files(tmp_path, monkeypatc
         assert path.is_symlink() and path.resolve() == (ROOT / "data" / name).resolve()
         assert hashlib.sha256(path.read_bytes()).hexdigest() == sums[name]
     monkeypatch.chdir(tmp_path)
-    assert get_benchmark("epirec").resolve_data(None) == bundled_release("epirec_v2.json")
+    assert get_benchmark("epirec").resolve_data(None) == bundled_release("epirec_v3.json")

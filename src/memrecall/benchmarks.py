@@ -10,14 +10,14 @@ from typing import Any
 from memrecall.data.jsonfile import describe_file_type
 from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
-from memrecall.data.releases import bundled_release
+from memrecall.data.releases import DEFAULT_RELEASE, bundled_release
 from memrecall.errors import ConfigError, UsageError
 from memrecall.scoring.depth import scoring_depth
 from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
 DEFAULT_KS = (1, 3, 5, 10)
 REPO_ROOT = Path(__file__).resolve().parents[2]
-EPIREC_DEFAULT = Path("data") / "epirec_v2.json"
+EPIREC_DEFAULT = Path("data") / DEFAULT_RELEASE
 
 
 @dataclass(frozen=True)

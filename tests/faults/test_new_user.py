@@ -229,7 +229,7 @@ def test_a_baseline_report_compares_like_for_like_with_a_run_of_the_same_release
         assert result.exit_code == 0, result.output
         assert "comparison: like-for-like" in result.output
     v1 = run(
-        "compare", ROOT / "docs" / "baselines.json", ROOT / "docs" / "baselines_v1.json", "--output", tmp_path / "x"
+        "compare", ROOT / "docs" / "baselines_v2.json", ROOT / "docs" / "baselines_v1.json", "--output", tmp_path / "x"
     )
     assert_one_line_error(v1, "not like-for-like: 2 comparability field(s) differ")
     assert "differs: protocol: '2.0' vs '1.0'" in v1.output and "comparability: 'absent'" not in v1.output

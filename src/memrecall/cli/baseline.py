@@ -21,11 +21,15 @@ from memrecall.cli.common import (
     write_report,
 )
 from memrecall.cli.rankings_export import rankings_format_option, rankings_suffix, write_rankings
+from memrecall.data.releases import DEFAULT_RELEASE
 
 
 @click.command()
 @click.option(
-    "--data", type=click.Path(path_type=Path), default=None, help="EpiRec release JSON [default: data/epirec_v2.json]."
+    "--data",
+    type=click.Path(path_type=Path),
+    default=None,
+    help=f"EpiRec release JSON [default: data/{DEFAULT_RELEASE}].",
 )
 @click.option(
     "--strategies",

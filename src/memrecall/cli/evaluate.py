@@ -19,6 +19,7 @@ from memrecall.cli.common import (
     sign_option,
     write_report,
 )
+from memrecall.data.releases import DEFAULT_VERSION
 
 QUIET_OPTION = click.option(
     "--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went."
@@ -112,7 +113,7 @@ def _names(text: str | None) -> list[str] | None:
     "--data",
     type=click.Path(path_type=Path),
     default=None,
-    help="Dataset file (a folder for beir) [default for epirec: v2].",
+    help=f"Dataset file (a folder for beir) [default for epirec: {DEFAULT_VERSION}].",
 )
 @click.option("--name", default=None, help="The system's name in the report [default: the file's stem].")
 @click.option(
@@ -184,7 +185,7 @@ def evaluate(
     "--data",
     type=click.Path(path_type=Path),
     default=None,
-    help="Dataset file (a folder for beir) [default for epirec: v2].",
+    help=f"Dataset file (a folder for beir) [default for epirec: {DEFAULT_VERSION}].",
 )
 @click.option(
     "--output",

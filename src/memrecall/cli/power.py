@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from memrecall.data.releases import DEFAULT_VERSION
+
 
 def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     """A number strictly between 0 and 1 (or absent)."""
@@ -33,7 +35,7 @@ def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -
     "--data",
     type=click.Path(exists=True, path_type=Path),
     default=None,
-    help="The reports' data [default for epirec: v2].",
+    help=f"The reports' data [default for epirec: {DEFAULT_VERSION}].",
 )
 @click.option("--alpha", type=float, default=0.05, show_default=True, callback=_fraction, help="Two-sided level.")
 @click.option("--power", "power_level", type=float, default=0.8, show_default=True, callback=_fraction, help="Power.")
@@ -50,7 +52,7 @@ def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -
     default=None,
     callback=_fraction,
     help="Assume this share of discordant queries for hit metrics instead of measuring it [default with one system "
-    "alone: 0.25, a typical share between two retrievers on EpiRec v2].",
+    "alone: 0.25, a typical share between two retrievers on EpiRec v2 and v3].",
 )
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JSON here.")
 def power(report_paths, rankings, data, alpha, power_level, difference, metrics, grouping, discordance, output) -> None:

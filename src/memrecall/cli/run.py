@@ -32,6 +32,7 @@ from memrecall.cli.rankings_export import (
     trec_population,
     write_rankings,
 )
+from memrecall.data.releases import DEFAULT_VERSION
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, check_pass_env
 
 IN_PROCESS = "--in-process"
@@ -50,7 +51,7 @@ IN_PROCESS = "--in-process"
     "--data",
     type=click.Path(path_type=Path),
     default=None,
-    help="Dataset file (a folder for beir) [default for epirec: v2].",
+    help=f"Dataset file (a folder for beir) [default for epirec: {DEFAULT_VERSION}].",
 )
 @click.option("--name", default=None, help="The system's name in the report [default: its name attribute or ATTR].")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Report JSON path.")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from memrecall.data.releases import DEFAULT_VERSION
+
 
 @click.group()
 def keys() -> None:
@@ -91,7 +93,8 @@ def keys_sign(report_path: Path, key_file: Path, output: Path | None) -> None:
     "--data",
     type=click.Path(exists=True, path_type=Path),
     default=None,
-    help="The dataset the report was made from (a folder for beir), for the replay [default for epirec: v2]; "
+    help="The dataset the report was made from (a folder for beir), for the replay "
+    f"[default for epirec: {DEFAULT_VERSION}]; "
     "its sha256 must match.",
 )
 def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, ...], data: Path | None) -> None:

@@ -9,6 +9,8 @@ from importlib import resources
 from pathlib import Path
 
 RELEASES = ("epirec_v1.json", "epirec_v2.json", "epirec_v3.json")
+DEFAULT_RELEASE = "epirec_v3.json"  # what `epirec` loads when no --data is given
+DEFAULT_VERSION = DEFAULT_RELEASE.removeprefix("epirec_").removesuffix(".json")  # "v3", as help texts say it
 
 
 def bundled_release(name: str) -> Path:

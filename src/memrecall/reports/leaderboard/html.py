@@ -19,8 +19,8 @@ from memrecall.reports.notes import EVERY_STORE, report_notes
 
 SUBMIT = [
     "memrecall run epirec --system my_package:MySystem --sign-key my-lab.key "
-    "--output entries/epirec/my-system.report.json --export-rankings entries/epirec/my-system.rankings.jsonl",
-    "memrecall verify entries/epirec/my-system.report.json --rankings entries/epirec/my-system.rankings.jsonl",
+    "--output entries/epirec-v3/my-system.report.json --export-rankings entries/epirec-v3/my-system.rankings.jsonl",
+    "memrecall verify entries/epirec-v3/my-system.report.json --rankings entries/epirec-v3/my-system.rankings.jsonl",
 ]
 WARM = "warm: no encoding"
 COST_HEADERS = ["prepare + index s", "latency p50 ms", "latency p95 ms", "ms per query, all-in", "peak RSS MiB"]
