@@ -77,12 +77,14 @@ def v2_text(root: Path) -> str:
     return json.loads((root / "data/archive/v2/personas/p01.json").read_text(encoding="utf-8"))["episodes"][0]["text"]
 
 
+def replaced(path: Path, old: str, new: str) -> None:
+    """Replace the first `old` in a text file with `new`."""
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+
+
 BREAKS = {
     "a carried file re-indented": (
-        lambda root: (root / "data/personas/p03.json").write_text(
-            (root / "data/personas/p03.json").read_text(encoding="utf-8").replace('  "age"', '   "age"', 1),
-            encoding="utf-8",
-        ),
+        lambda root: replaced(root / "data/personas/p03.json", '  "age"', '   "age"'),
         "data/personas/p03.json: differs from v2's data/archive/v2/personas/p03.json",
     ),
     "a carried persona left out": (
@@ -104,10 +106,7 @@ BREAKS = {
         "p13: has no line in the v3 roster",
     ),
     "the v3 release edited": (
-        lambda root: (root / "data/epirec_v3.json").write_text(
-            (root / "data/epirec_v3.json").read_text(encoding="utf-8").replace('"3.0"', '"3.1"', 1),
-            encoding="utf-8",
-        ),
+        lambda root: replaced(root / "data/epirec_v3.json", '"3.0"', '"3.1"'),
         "data/epirec_v3.json: differs from what `memrecall build` writes from the sources",
     ),
     "v3 left undeclared": (
