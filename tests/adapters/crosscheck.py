@@ -79,6 +79,8 @@ def largest_gap(exact: dict[str, dict[str, float]], other: dict[str, list[str]])
 @functools.cache
 def exact_for(benchmark: str) -> tuple[Task, dict[str, dict[str, float]]]:
     """The task and dense's rankings for `benchmark` (epirec: v2; locomo: the shared LoCoMo file), once per session."""
-    task = load_task(benchmark, LOCOMO if benchmark == "locomo" else None)
+    from memrecall.data.releases import bundled_release
+
+    task = load_task(benchmark, LOCOMO if benchmark == "locomo" else bundled_release("epirec_v2.json"))
     with tempfile.TemporaryDirectory(prefix="memrecall-crosscheck-") as cache:
         return task, dense_rankings(task, Path(cache))

@@ -34,9 +34,10 @@ def ask(text: str, query_id: str = "q") -> Query:
 
 @functools.cache
 def epirec_v2() -> Task:
-    """The frozen EpiRec v2 release."""
-    bench = get_benchmark("epirec")
-    return bench.load(bench.resolve_data(None)).task
+    """The frozen EpiRec v2 release (named: the default `epirec` is v3)."""
+    from memrecall.data.releases import bundled_release
+
+    return get_benchmark("epirec").load(bundled_release("epirec_v2.json")).task
 
 
 @functools.cache

@@ -33,10 +33,11 @@ def test_flat_on_the_same_vectors_as_dense_gives_dense_rankings(tmp_path):
     import faiss
     import numpy as np
 
+    from memrecall.data.releases import bundled_release
     from memrecall.encoding.embeddings import Encoder, resolve_model
     from memrecall.systems.builtin.dense import DenseRetriever
 
-    task = cc.load_task("epirec")
+    task = cc.load_task("epirec", bundled_release("epirec_v2.json"))
     dense = DenseRetriever(Encoder(resolve_model(None), tmp_path, device="cpu"))
     dense.prepare(task)
     faiss.omp_set_num_threads(1)
