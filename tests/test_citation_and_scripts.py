@@ -50,7 +50,10 @@ def test_citation_cff_follows_the_1_2_0_schema():
     (dataset,) = cff["references"]
     assert dataset["type"] == "dataset" and dataset["title"].startswith("EpiRec")
     _check_authors(dataset["authors"], "references[0].authors")
-    assert dataset["license"] == "CC-BY-4.0" and dataset["version"] == "2.0"
+    from memrecall.data.releases import DEFAULT_RELEASE
+
+    default = json.loads((ROOT / "data" / DEFAULT_RELEASE).read_text(encoding="utf-8"))
+    assert dataset["license"] == "CC-BY-4.0" and dataset["version"] == default["version"] == "3.0"
     date.fromisoformat(dataset["date-released"])
 
 
