@@ -25,23 +25,34 @@ def check_draft_files(paths: list[Path]) -> list[Violation]:
     reference = rules.parse_timestamp(rules.REFERENCE_NOW)
     out: list[Violation] = []
     valid, new = [], []
+    rosters: dict[Path, dict[str, dict]] = {}  # each checkout's roster and older releases, read once
+    older: dict[Path, dict[str, list[dict]]] = {}
     for path in paths:
         document, problems = read_json_file(path, str(path))
         problems = problems or schema_violations(document, "persona", str(path))
         out.extend(problems)
         if problems:
             continue
-        found = check_persona_in_v3(document, path.stem, reference, roster_lines(data_folder(path) / ROSTER_FILE))
+        folder = data_folder(path)
+        if folder not in rosters:
+            rosters[folder] = roster_lines(folder / ROSTER_FILE)
+        out.extend(
+            Violation(f"{path}: {v.where}", v.message)
+            for v in check_persona_in_v3(document, path.stem, reference, rosters[folder])
+        )
         if is_new_persona(document["persona_id"]):
-            new.append((path, document))
-        out.extend(Violation(f"{path}: {v.where}", v.message) for v in found)
+            new.append((path, folder, document))
         valid.append(document)
     out.extend(check_corpus(valid, reference) if valid else [])
     out.extend(check_corpus_v2(valid))
-    for path, document in new:
-        for name, file_name in OLDER_RELEASES.items():
-            older = json.loads((data_folder(path) / file_name).read_text(encoding="utf-8"))["personas"]
-            out.extend(Violation(f"{path}: {v.where}", v.message) for v in reused_texts([document], older, name))
+    for path, folder, document in new:
+        if folder not in older:
+            older[folder] = {
+                name: json.loads((folder / file_name).read_text(encoding="utf-8"))["personas"]
+                for name, file_name in OLDER_RELEASES.items()
+            }
+        for name, personas in older[folder].items():
+            out.extend(Violation(f"{path}: {v.where}", v.message) for v in reused_texts([document], personas, name))
     return out
 
 
