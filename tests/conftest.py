@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +22,19 @@ LONGMEMEVAL_MISSING = (
     f"the real LongMemEval sample is not here: put longmemeval_oracle_sample.json (two records of "
     f"longmemeval_oracle.json from huggingface.co/datasets/xiaowu0162/longmemeval-cleaned) in {SHARED_DATA}/"
 )
+
+REQUIRE_SHARED_DATA = "MEMRECALL_REQUIRE_SHARED_DATA"
+
+
+def shared_file(*parts: str) -> Path:
+    """A path under ../shared/data; the test skips where it is absent, and fails instead when CI sets the variable."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        message = f"{path} is not here (../shared/data holds the real benchmark files; its README names their sources)"
+        if os.environ.get(REQUIRE_SHARED_DATA) == "1":
+            pytest.fail(f"{REQUIRE_SHARED_DATA}=1 and {message}")
+        pytest.skip(message)
+    return path
 
 
 @pytest.fixture(scope="session")
