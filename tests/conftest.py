@@ -85,3 +85,15 @@ def onnx_cache(tmp_path_factory) -> Path:
     for precision in ("fp32", "int8"):
         export_for(folder, precision)
     return folder
+
+
+LONG_MODULE = 500  # past about this many lines a module probably holds two things
+
+
+def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest's hook
+    """Name each source module past LONG_MODULE lines, as a prompt to look (size alone is no reason to split)."""
+    package = Path(__file__).resolve().parents[1] / "src" / "memrecall"
+    for path in sorted(package.rglob("*.py")):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > LONG_MODULE:
+            terminalreporter.write_line(f"note: {path.relative_to(package)} has {lines} lines: two things in one?")

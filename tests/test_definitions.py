@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FIXTURES, SHARED_DATA, run
+from conftest import FIXTURES, run, shared_file
 
 from memrecall.data.granularity import session_rankings, session_task
 from memrecall.data.loaders.locomo import load_locomo
@@ -13,7 +13,6 @@ from memrecall.data.model import Ranking
 from memrecall.errors import ConfigError
 
 MINI = FIXTURES / "locomo_mini.json"
-REAL = SHARED_DATA / "locomo10.json"
 
 
 def _content(path) -> dict:
@@ -126,13 +125,15 @@ def test_evaluate_with_unit_session_equals_run_with_it(tmp_path):
     assert evaluated["comparability"] == ran["comparability"]
 
 
+@pytest.mark.realdata
 def test_category5_headline_scores_the_adversarial_questions_with_the_rest():
     from memrecall.api import evaluate_rankings, run_system
     from memrecall.benchmarks import get_benchmark
 
+    real = shared_file("locomo10.json")
     bench = get_benchmark("locomo-turn")
-    apart = run_system("fts5", bench, REAL)
-    within = run_system("fts5", bench, loaded=bench.load(REAL, category5="headline"))
+    apart = run_system("fts5", bench, data=real)
+    within = run_system("fts5", bench, loaded=bench.load(real, category5="headline"))
     assert apart.metrics["overall"]["n"] == 1536 and apart.metrics["left_out_of_headline"] == {"5-adversarial": 446}
     assert within.metrics["overall"]["n"] == 1982 and "left_out_of_headline" not in within.metrics
     assert within.report["content"]["task"]["version"] == "turn+category5"
@@ -145,7 +146,7 @@ def test_category5_headline_scores_the_adversarial_questions_with_the_rest():
 
     own = values(within.metrics["by_category"]["5-adversarial"])
     assert own == values(apart.metrics["apart_by_category"]["5-adversarial"]) and own["n"] == 446
-    again = evaluate_rankings(apart.rows(), bench, loaded=bench.load(REAL, category5="headline"))
+    again = evaluate_rankings(apart.rows(), bench, loaded=bench.load(real, category5="headline"))
     assert again.metrics["overall"] == within.metrics["overall"]
 
 

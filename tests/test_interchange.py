@@ -283,7 +283,7 @@ def test_compare_tables_are_refused_for_reports(baseline_trec, tmp_path):
 
 
 def test_result_to_frame_has_a_row_per_system_group_and_metric(baseline_trec):
-    result = evaluate_rankings(baseline_trec / "rk" / "hashing.trec", "epirec", MINI_RELEASE, metrics=["map"])
+    result = evaluate_rankings(baseline_trec / "rk" / "hashing.trec", "epirec", data=MINI_RELEASE, metrics=["map"])
     frame = result.to_frame()
     assert list(frame.columns) == list(COLUMNS)
     overall = frame[(frame.grouping == "overall") & (frame.metric == "map")]
@@ -294,7 +294,7 @@ def test_result_to_frame_has_a_row_per_system_group_and_metric(baseline_trec):
 
 
 def test_result_to_frame_without_pandas_says_how_to_install_it(baseline_trec, monkeypatch):
-    result = evaluate_rankings(baseline_trec / "rk" / "hashing.trec", "epirec", MINI_RELEASE)
+    result = evaluate_rankings(baseline_trec / "rk" / "hashing.trec", "epirec", data=MINI_RELEASE)
     monkeypatch.setitem(sys.modules, "pandas", None)
     with pytest.raises(ConfigError, match=r"needs pandas.*pip install pandas"):
         result.to_frame()
@@ -439,7 +439,7 @@ def test_run_asks_a_system_for_the_deepest_cut_off_scored(metrics, depth):
     from memrecall.api import run_system
 
     system = DepthRecorder()
-    run_system(system, "locomo", LOCOMO, metrics=metrics, resamples=100)
+    run_system(system, "locomo", data=LOCOMO, metrics=metrics, resamples=100)
     assert system.depths == [depth]
 
 

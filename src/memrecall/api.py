@@ -20,6 +20,7 @@ from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
 from memrecall.scoring.depth import cut_offs
+from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.per_query import per_query_rows
 from memrecall.systems.contract import adapt, unwrapped
 
@@ -129,10 +130,11 @@ def _data(data: object) -> Path | None:
 def run_system(
     system: Any,
     benchmark: str | Benchmark,
+    *,
     data: str | Path | None = None,
     name: str | None = None,
     seed: int = 0,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     show_progress: bool = False,
     loaded: Loaded | None = None,
     executor: Any = None,
@@ -224,10 +226,11 @@ def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, p
 def evaluate_rankings(
     rows: str | Path | Sequence[dict] | Sequence[str | Path],
     benchmark: str | Benchmark,
+    *,
     data: str | Path | None = None,
     names: Sequence[str] | None = None,
     seed: int = 0,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     loaded: Loaded | None = None,
     gold_label_users: Sequence[str] = (),
     metrics: Sequence[str] = (),

@@ -10,9 +10,10 @@ from typing import Any
 from memrecall.data.jsonfile import describe_file_type
 from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
-from memrecall.data.releases import DEFAULT_RELEASE, bundled_release
+from memrecall.data.releases import DEFAULT_RELEASE, RELEASES, bundled_release
 from memrecall.errors import ConfigError, UsageError
 from memrecall.scoring.depth import scoring_depth
+from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
 DEFAULT_KS = (1, 3, 5, 10)
@@ -74,7 +75,7 @@ class Benchmark:
         self,
         ks: Sequence[int] | None = None,
         seed: int = 0,
-        resamples: int = 2000,
+        resamples: int = DEFAULT_RESAMPLES,
         metrics: Sequence[str] = (),
         resample_unit: str | None = None,
     ) -> ScoringConfig:
@@ -211,7 +212,7 @@ BENCHMARKS: dict[str, Benchmark] = {
     for b in (
         Benchmark(
             name="epirec",
-            summary="EpiRec: 12 personas x 14 episodes, factual and reflective probes; full rankings required",
+            summary="EpiRec: personas of 14 episodes each, factual and reflective probes; full rankings required",
             loader=_epirec_loader,
             metric_policy=_epirec_metrics,
             groupings=EPIREC_GROUPINGS,
@@ -245,13 +246,22 @@ BENCHMARKS: dict[str, Benchmark] = {
 }
 
 
+# epirec-v1, epirec-v2, epirec-v3: EpiRec with one bundled release as its default data (reports say "epirec")
+RELEASE_ALIASES: dict[str, Path] = {
+    release.removesuffix(".json").replace("_", "-"): Path("data") / release for release in RELEASES
+}
+
+
 def get_benchmark(name: str) -> Benchmark:
-    """The built-in or installed (entry point `memrecall.benchmarks`) benchmark called `name`; ConfigError else."""
+    """The built-in, aliased or installed (entry point `memrecall.benchmarks`) benchmark called `name`."""
     from memrecall.data.registered import installed_entries, load_entry
 
-    entries = installed_entries(BENCHMARKS)
     if name in BENCHMARKS:
         return BENCHMARKS[name]
+    if name in RELEASE_ALIASES:
+        return replace(BENCHMARKS["epirec"], default_data=RELEASE_ALIASES[name])
+    entries = installed_entries(BENCHMARKS)
     if name not in entries:
-        raise ConfigError(f"unknown benchmark {name!r}; choose from {', '.join([*BENCHMARKS, *sorted(entries)])}")
+        known = ", ".join([*BENCHMARKS, *RELEASE_ALIASES, *sorted(entries)])
+        raise ConfigError(f"unknown benchmark {name!r}; choose from {known}")
     return load_entry(entries[name], Benchmark)

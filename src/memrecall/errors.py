@@ -68,14 +68,6 @@ class RankingsError(MemrecallError):
         super().__init__("\n".join(lines))
 
 
-class CorpusViolation(MemrecallError):
-    """The EpiRec sources break the generation spec; carries every violation."""
-
-    def __init__(self, violations: list) -> None:
-        self.violations = violations
-        super().__init__(f"{len(violations)} corpus violation(s)\n" + "\n".join(f"  {v}" for v in violations))
-
-
 class ConfigError(MemrecallError):
     """An option or configuration value is invalid."""
 

@@ -65,13 +65,13 @@ def test_a_wrong_argument_is_one_config_error_saying_what_to_pass(case, rankings
 @pytest.mark.parametrize("form", ["list", "tuple", "generator", "map"])
 def test_any_iterable_of_rows_scores_like_the_list(form, row_dicts):
     made = {"list": list, "tuple": tuple, "generator": lambda r: (x for x in r), "map": lambda r: map(dict, r)}
-    expected = evaluate_rankings(row_dicts, "epirec", MINI_RELEASE, resamples=100)
-    result = evaluate_rankings(made[form](row_dicts), "epirec", MINI_RELEASE, resamples=100)
+    expected = evaluate_rankings(row_dicts, "epirec", data=MINI_RELEASE, resamples=100)
+    result = evaluate_rankings(made[form](row_dicts), "epirec", data=MINI_RELEASE, resamples=100)
     assert report_fingerprint(result.report) == report_fingerprint(expected.report)
 
 
 def test_any_iterable_of_paths_and_names_is_read_once(rankings):
-    result = evaluate_rankings(iter([rankings]), "epirec", MINI_RELEASE, names=iter(["mine"]), resamples=100)
+    result = evaluate_rankings(iter([rankings]), "epirec", data=MINI_RELEASE, names=iter(["mine"]), resamples=100)
     assert result.report["content"]["system_order"] == ["mine"]
 
 
@@ -83,7 +83,7 @@ def test_any_iterable_of_paths_and_names_is_read_once(rankings):
     ],
 )
 def test_result_rows_checks_its_name(name, expected, rankings):
-    result = evaluate_rankings(rankings, "epirec", MINI_RELEASE, resamples=100)
+    result = evaluate_rankings(rankings, "epirec", data=MINI_RELEASE, resamples=100)
     with pytest.raises(ConfigError) as caught:
         result.rows(name)
     assert expected in str(caught.value)

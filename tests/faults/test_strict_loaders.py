@@ -147,7 +147,7 @@ def test_a_ranking_longer_than_its_store_is_refused_in_memory():
             return self.ids + [f"extra-{i}" for i in range(1_000_000)]
 
     with pytest.raises(RankingsError) as caught:
-        run_system(Flood(), "epirec", MINI_RELEASE, resamples=100)
+        run_system(Flood(), "epirec", data=MINI_RELEASE, resamples=100)
     assert "rank() returned 1000004 ids but store 't01' holds only 4 documents" in str(caught.value)
 
 

@@ -10,6 +10,7 @@ import click
 
 from memrecall.data.model import Ranking, Task
 from memrecall.data.releases import RELEASES
+from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 
 
@@ -161,7 +162,11 @@ RESAMPLES_TYPE = click.IntRange(MIN_RESAMPLES, MAX_RESAMPLES)
 def bootstrap_options(function: Callable) -> Callable:
     """--seed (0 or more) and --resamples (100 to 100,000)."""
     function = click.option(
-        "--resamples", type=RESAMPLES_TYPE, default=2000, show_default=True, help="Bootstrap resamples (100-100000)."
+        "--resamples",
+        type=RESAMPLES_TYPE,
+        default=DEFAULT_RESAMPLES,
+        show_default=True,
+        help="Bootstrap resamples (100-100000).",
     )(function)
     return click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Bootstrap seed (>= 0).")(function)
 

@@ -25,8 +25,9 @@ QUIET_OPTION = click.option(
     "--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went."
 )
 BENCHMARK_HELP = (
-    "Which benchmark the rankings answer: epirec, longmemeval, longmemeval-official, locomo, locomo-turn, beir "
-    "(--data FOLDER), or one an installed package registers."
+    "Which benchmark the rankings answer: epirec (or epirec-v1, epirec-v2, epirec-v3 for one bundled release), "
+    "longmemeval, longmemeval-official, locomo, locomo-turn, beir (--data FOLDER), or one an installed package "
+    "registers."
 )
 
 
@@ -63,7 +64,15 @@ def _score_and_print(
     plan.check()
     loaded = benchmark.load(benchmark.resolve_data(data), **options) if options else None
     result = evaluate_rankings(
-        files, benchmark, data, names, seed, resamples, loaded, metrics=extra.get("metrics", ()), unit=extra.get("unit")
+        files,
+        benchmark,
+        data=data,
+        names=names,
+        seed=seed,
+        resamples=resamples,
+        loaded=loaded,
+        metrics=extra.get("metrics", ()),
+        unit=extra.get("unit"),
     )
     report = result.report
     for source, note in report["env"].get("formats", {}).items():

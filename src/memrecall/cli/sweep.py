@@ -19,8 +19,9 @@ from memrecall.cli.rankings_export import rankings_format_option
     "--benchmarks",
     "benchmarks_text",
     required=True,
-    help="Comma list of benchmarks: epirec (v2), epirec-v1 (the bundled EpiRec v1.0), locomo, locomo-turn, "
-    "longmemeval, longmemeval-official, beir, or one an installed package registers.",
+    help="Comma list of benchmarks: epirec (the default release, v3), epirec-v1, epirec-v2, epirec-v3 (one "
+    "bundled release each), locomo, locomo-turn, longmemeval, longmemeval-official, beir, or one an installed "
+    "package registers.",
 )
 @click.option(
     "--data",
@@ -28,8 +29,8 @@ from memrecall.cli.rankings_export import rankings_format_option
     multiple=True,
     metavar="NAME=PATH",
     help="A benchmark's data file, repeatable: locomo=/path/locomo10.json, longmemeval=/path/longmemeval_s.json. "
-    "Needed for locomo, locomo-turn, the longmemeval benchmarks and beir (beir=FOLDER); epirec and epirec-v1 "
-    "default to the bundled releases.",
+    "Needed for locomo, locomo-turn, the longmemeval benchmarks and beir (beir=FOLDER); epirec and its "
+    "release aliases default to the bundled releases.",
 )
 @click.option(
     "--out",

@@ -146,11 +146,6 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 raise DatasetError(str(path), f"line {number}", str(exc)) from None
 
 
-def read_jsonl(path: Path) -> list[Any]:
-    """Parse a JSON-lines file, one value per non-blank line; DatasetError names the bad line."""
-    return [value for _, value in iter_jsonl(path)]
-
-
 def require(source: str, value: Any, path: str, kind: type | tuple[type, ...], what: str) -> Any:
     """Return `value` when it is of `kind` (bools are not ints), else raise a DatasetError at `path`."""
     ok = isinstance(value, kind) and not (isinstance(value, bool) and bool not in _as_tuple(kind))

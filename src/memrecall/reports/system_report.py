@@ -9,7 +9,7 @@ from memrecall.data.model import Ranking
 from memrecall.data.rankings import rankings_sha256
 from memrecall.reports.comparability import manifest
 from memrecall.reports.content import data_identity, environment, make_report, task_identity
-from memrecall.scoring.paired import compare_to_first
+from memrecall.scoring.paired import PERMUTATIONS, compare_to_first
 from memrecall.scoring.policy import ScoringConfig, score_task
 
 
@@ -66,7 +66,8 @@ def systems_report(
         content["comparisons"] = compare_to_first(task, runs, scoring, benchmark.primary_stratum)
         content["comparison_test"] = (
             f"each system minus the first: paired bootstrap CI; two-sided paired sign-flip randomisation test, "
-            f"2000 permutations; p_holm is Holm-adjusted across the comparisons; {scoring.resample_unit}-level: "
+            f"{PERMUTATIONS} permutations; p_holm is Holm-adjusted across the comparisons; "
+            f"{scoring.resample_unit}-level: "
             + (
                 "whole stores are resampled and flipped"
                 if scoring.resample_unit == "store"

@@ -17,7 +17,6 @@ import numpy as np
 from memrecall.errors import ConfigError, MemrecallError, SystemFailure
 from memrecall.running.limits import cap_to_store
 
-EXECUTORS = ("local", "ray")
 CHUNKS_PER_WORKER = 4
 
 

@@ -19,6 +19,7 @@ from memrecall.reports.content import data_identity, environment, make_report, t
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
 from memrecall.scoring.diagnostics import coverage, recall_curve, token_efficiency
+from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.policy import score_task
 from memrecall.scoring.sufficiency import sufficiency
 from memrecall.systems.contract import adapt
@@ -39,7 +40,7 @@ class HarnessOptions:
     cache: Path | None = None
     show_progress: bool = False
     seed: int = 0
-    resamples: int = 2000
+    resamples: int = DEFAULT_RESAMPLES
     device: str = "auto"
     executor: Any = None
     metrics: Sequence[str] = ()

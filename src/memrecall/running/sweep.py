@@ -18,12 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memrecall.benchmarks import get_benchmark
-from memrecall.data.releases import RELEASES, bundled_release
+from memrecall.benchmarks import RELEASE_ALIASES, get_benchmark
 from memrecall.errors import UsageError
-
-# epirec-v1, epirec-v2, ...: one alias per bundled release (data/epirec_vN.json)
-ALIASES = {name.removesuffix(".json").replace("_", "-"): ("epirec", Path("data") / name) for name in RELEASES}
+from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 
 
 @dataclass(frozen=True)
@@ -65,15 +62,11 @@ def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[Swe
         raise UsageError(f"--data {unused[0]}=...: {unused[0]} is not in --benchmarks")
     out = []
     for name in names:
-        if name in ALIASES:
-            benchmark, bundled = ALIASES[name]
-            default: Path | None = bundled if (Path.cwd() / bundled).exists() else bundled_release(bundled.name)
-        else:
-            get_benchmark(name)
-            benchmark, default = name, None
+        bench = get_benchmark(name)
+        default = bench.resolve_data(None) if name in RELEASE_ALIASES else None
         if name in data:  # a data file that is not there is refused before any pair runs or anything is written
-            get_benchmark(benchmark).resolve_data(data[name])
-        out.append(SweepBenchmark(name, benchmark, data.get(name, default)))
+            bench.resolve_data(data[name])
+        out.append(SweepBenchmark(name, bench.name, data.get(name, default)))
     return out
 
 
@@ -157,7 +150,7 @@ def sweep(
     entries: Sequence[SweepBenchmark],
     out: Path,
     seed: int = 0,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     extra: Sequence[str] = (),
     say: Callable[[str], None] = lambda _: None,
     rankings_format: str = "jsonl",

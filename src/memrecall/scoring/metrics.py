@@ -22,6 +22,8 @@ import numpy as np
 
 from memrecall.scoring.measures import graded_ndcg, measure_values
 
+DEFAULT_RESAMPLES = 2000  # bootstrap resamples, wherever a caller does not choose
+
 _CUT = ("recall", "recall_all", "frac_recall", "precision", "ndcg", "ndcg_lme", "map", "mrr")
 _UNCUT = ("mrr", "map", "r_precision")
 _METRIC = re.compile(rf"^({'|'.join(_CUT)})@([1-9][0-9]*)$|^({'|'.join(_UNCUT)})$")
@@ -137,7 +139,7 @@ def exact_mean(values: np.ndarray) -> np.ndarray | float:
 
 
 def bootstrap_ci(
-    values: np.ndarray, rng: np.random.Generator, resamples: int = 2000, confidence: float = 0.95
+    values: np.ndarray, rng: np.random.Generator, resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap CI of the mean over queries for each row of `values` (metrics x queries)."""
     values = np.atleast_2d(values)
@@ -148,7 +150,7 @@ def group_bootstrap_ci(
     values: np.ndarray,
     seed: int,
     group: str,
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
     confidence: float = 0.95,
     clusters: tuple[int, ...] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:

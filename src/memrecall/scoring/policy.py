@@ -10,6 +10,7 @@ import numpy as np
 from memrecall.data.model import JudgedQuery, Ranking, Task
 from memrecall.scoring.depth import at_depth
 from memrecall.scoring.metrics import (
+    DEFAULT_RESAMPLES,
     Metric,
     cluster_numbers,
     exact_mean,
@@ -34,7 +35,7 @@ class ScoringConfig:
     groupings: tuple[tuple[str, ...], ...] = EPIREC_GROUPINGS
     apart_groupings: tuple[tuple[str, ...], ...] = ()
     seed: int = 0
-    resamples: int = 2000
+    resamples: int = DEFAULT_RESAMPLES
     confidence: float = 0.95
     count_without_targets_by: tuple[str, ...] = ()
     requested: tuple[str, ...] = ()

@@ -24,7 +24,7 @@ from statistics import NormalDist
 import numpy as np
 
 from memrecall.errors import ConfigError
-from memrecall.scoring.metrics import GRID, exact_mean, on_grid, parse_metric, resample_counts
+from memrecall.scoring.metrics import DEFAULT_RESAMPLES, GRID, exact_mean, on_grid, parse_metric, resample_counts
 
 BINARY_KINDS = frozenset({"recall", "recall_all"})
 ASSUMED_DISCORDANCE = 0.25
@@ -131,7 +131,7 @@ def paired_power(
     discordance: float | None = None,
     seed: int = 0,
     label: str = "power",
-    resamples: int = 2000,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> Power:
     """Power of `a` against `b` (per-query values, paired) on one metric; `b` None means one system alone.
 

@@ -18,6 +18,7 @@ from memrecall.cli.common import (
     sign_option,
 )
 from memrecall.cli.rankings_export import population_option, rankings_format_option, rankings_suffix, trec_population
+from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 
 
 def _int_list(text: str) -> list[int]:
@@ -114,7 +115,7 @@ def harness_options(function: Callable) -> Callable:
         click.option(
             "--resamples",
             type=RESAMPLES_TYPE,
-            default=2000,
+            default=DEFAULT_RESAMPLES,
             show_default=True,
             help="Bootstrap resamples (100-100000).",
         ),

@@ -14,8 +14,6 @@ from memrecall.data.trec import fields
 from memrecall.errors import ConfigError
 from memrecall.scoring.policy import HEADLINE_REASON_KEY, in_headline
 
-RANKINGS_FORMATS = ("jsonl", "trec")
-
 
 def trec_id_problem(task: Task) -> str | None:
     """Why the task's ids cannot be written as TREC fields (empty, or holding whitespace), or None."""

@@ -1,25 +1,10 @@
-"""The system contract: index one store, then rank it for a query, best first."""
+"""TaskAware, the base class of the built-in retrievers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from memrecall.data.model import Document, PublicTask, Query, Ranking
-
-
-@runtime_checkable
-class System(Protocol):
-    """What `memrecall run` accepts. Optional too: prepare(task), config() -> dict, name, rank_many(queries)."""
-
-    def index(self, documents: Sequence[Document]) -> None:
-        """Take the documents of one store; replaces any previous store."""
-
-    def rank(self, query: Query) -> Sequence[str] | Ranking:
-        """Document ids of the indexed store, best first (EpiRec: all of them), or a Ranking."""
-
-
-Retriever = System
+from memrecall.data.model import PublicTask
 
 
 class TaskAware:
