@@ -27,14 +27,21 @@ REQUIRE_SHARED_DATA = "MEMRECALL_REQUIRE_SHARED_DATA"
 
 
 def shared_file(*parts: str) -> Path:
-    """A path under ../shared/data; the test skips where it is absent, and fails instead when CI sets the variable."""
+    """A path under ../shared/data; the test skips where it is absent (fails in CI: pytest_runtest_makereport)."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        message = f"{path} is not here (../shared/data holds the real benchmark files; its README names their sources)"
-        if os.environ.get(REQUIRE_SHARED_DATA) == "1":
-            pytest.fail(f"{REQUIRE_SHARED_DATA}=1 and {message}")
-        pytest.skip(message)
+        pytest.skip(f"{path} is not here (../shared/data holds the real benchmark files; its README says whence)")
     return path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):  # noqa: ANN001, ANN201 - pytest's hook
+    """Under MEMRECALL_REQUIRE_SHARED_DATA=1 (CI) a skip because ../shared/data lacks a file is a failure instead."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get(REQUIRE_SHARED_DATA) == "1" and str(SHARED_DATA) in str(report.longrepr):
+        report.outcome = "failed"
+        report.longrepr = f"{REQUIRE_SHARED_DATA}=1, and this test skipped for want of real data: {report.longrepr}"
 
 
 @pytest.fixture(scope="session")
@@ -97,3 +104,13 @@ def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001 - pytest'
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > LONG_MODULE:
             terminalreporter.write_line(f"note: {path.relative_to(package)} has {lines} lines: two things in one?")
+
+
+ADAPTER_TESTS = Path(__file__).resolve().parent / "adapters"
+
+
+def pytest_collection_modifyitems(items) -> None:  # noqa: ANN001 - pytest's hook
+    """Every test under tests/adapters/ drives an outside stack: it carries the `adapters` marker."""
+    for item in items:
+        if ADAPTER_TESTS in Path(item.fspath).resolve().parents:
+            item.add_marker(pytest.mark.adapters)

@@ -19,6 +19,7 @@ from memrecall.reports.leaderboard.encoder_overview import encoder_names
 from memrecall.reports.leaderboard.entries import load_data, read_entries
 from memrecall.reports.leaderboard.tables import build_tables
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "docs" / "leaderboard"
 CHROMIUM = os.environ.get("MEMRECALL_CHROMIUM", "/usr/bin/chromium")
