@@ -1,0 +1,6 @@
+"""placeholder"""
+import click
+
+@click.command()
+def gate():
+    """x"""
