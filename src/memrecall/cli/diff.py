@@ -12,9 +12,7 @@ DEFAULT_PAGE = Path("results/diff.html")
 
 
 @click.command()
-@click.argument(
-    "inputs", metavar="A B [C ...]", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
-)
+@click.argument("inputs", metavar="A B [C ...]", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--rankings",
     multiple=True,
@@ -24,12 +22,25 @@ DEFAULT_PAGE = Path("results/diff.html")
 )
 @click.option("--benchmark", default=None, help="When A B ... are rankings files, not reports: " + BENCHMARK_HELP)
 @click.option("--data", type=click.Path(exists=True, path_type=Path), default=None, help="The reports' data.")
-@click.option("--k", "cutoff", type=click.IntRange(min=1), default=None, help="Cut-off of fixed and broken "
-              "[default: the primary metric's].")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help=f"The HTML page [default: {DEFAULT_PAGE}].")
-@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the summary as Markdown here.")
+@click.option(
+    "--k",
+    "cutoff",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cut-off of fixed and broken [default: the primary metric's].",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"The HTML page [default: {DEFAULT_PAGE}].",
+)
+@click.option(
+    "--markdown",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the summary as Markdown here.",
+)
 def diff(inputs, rankings, benchmark, data, cutoff, output, markdown) -> None:
     """Every system against the first, per headline query: the gold's rank under each, fixed and broken at k, and
     the paired difference with its CI and p-value overall and per stratum. Reports must be comparable (same

@@ -65,7 +65,7 @@ def read_reports(paths: Sequence[Path]) -> list[dict]:
 
 
 def rankings_for(paths: Sequence[Path], reports: Sequence[dict], given: Sequence[Path]) -> list[list[Path]]:
-    """Rankings files per report: --rankings in the reports' system order, else STEM.rankings.jsonl beside each (any layout)."""
+    """Rankings files per report: --rankings in the reports' system order, else STEM.rankings.jsonl beside each."""
     names = [report_systems(r["content"]) for r in reports]
     if given:
         total = sum(len(n) for n in names)

@@ -65,6 +65,15 @@ def report_entries(content: dict) -> dict[str, dict]:
     return {}
 
 
+# the fields that say most about why two reports differ, named first: the data, then how it was read and scored
+TELLING = ("split.data_sha256", "protocol", "granularity", "session_representation", "split.", "denominator.")
+
+
+def _telling(name: str) -> int:
+    """A manifest field's place in TELLING (the rest after, in their sorted order)."""
+    return next((i for i, prefix in enumerate(TELLING) if name.startswith(prefix)), len(TELLING))
+
+
 def check_comparable(paths: Sequence[Path], reports: Sequence[dict], subject: bool) -> None:
     """ConfigError naming the first report and field (benchmark, then the comparability manifest) that differs."""
     first = report_benchmark(reports[0]["content"])
@@ -72,11 +81,11 @@ def check_comparable(paths: Sequence[Path], reports: Sequence[dict], subject: bo
         other = report_benchmark(report["content"])
         if other != first:
             raise ConfigError(f"{path}: not comparable with {paths[0]}: benchmark is {other!r}, not {first!r}")
-        fields = manifest_differences(reports[0], report, subject)
+        fields = sorted(manifest_differences(reports[0], report, subject), key=lambda f: _telling(f[0]))
         if fields:
             name, a, b = fields[0]
             raise ConfigError(
-                f"{path}: not comparable with {paths[0]}: {name} is {short(repr(b), 60)}, not {short(repr(a), 60)}"
+                f"{path}: not comparable with {paths[0]}: {name} is {short(repr(b), 90)}, not {short(repr(a), 90)}"
                 + (f" (and {len(fields) - 1} more field(s))" if len(fields) > 1 else "")
             )
 
@@ -105,9 +114,7 @@ def bound_rankings(path: Path, report: dict, name: str, rankings: dict[str, Rank
         )
 
 
-def read_sides(
-    paths: Sequence[Path], rankings: Sequence[Path], data: Path | None, subject: bool = False
-) -> Sides:
+def read_sides(paths: Sequence[Path], rankings: Sequence[Path], data: Path | None, subject: bool = False) -> Sides:
     """Every system of every report with its rankings (given, or beside each report), checked and comparable."""
     reports = [read_verified(Path(p), "diff") for p in paths]
     check_comparable(paths, reports, subject)

@@ -196,7 +196,7 @@ def diff_page(content: dict) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
         f"<title>{html_text(title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{html_text(title)}</h1><p>{meta}</p>{tables}{_filters(content)}"
