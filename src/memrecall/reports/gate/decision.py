@@ -47,6 +47,11 @@ class GateResult:
         return EXIT_CODES[self.verdict]
 
     @property
+    def refused(self) -> bool:
+        """True when the inputs were not comparable, so no guard was measured."""
+        return self.verdict == UNDECIDED and not self.guards
+
+    @property
     def passed(self) -> bool:
         """True only for a pass."""
         return self.exit_code == 0
