@@ -71,6 +71,7 @@ def diff_content(sides: Sides, k: int | None = None) -> dict:
         "task": {"name": task.name, "version": task.version, "source_sha256": task.source_sha256},
         "k": k,
         "metric": f"recall@{k}",
+        "unranked": floor,
         "strata_keys": keys,
         "systems": [{"name": s.name, "report_content_sha256": s.fingerprint} for s in runs],
         "comparisons": [_comparison(sides, index, queries, keys, k) for index in range(1, len(runs))],

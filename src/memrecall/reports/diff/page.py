@@ -70,8 +70,8 @@ SCRIPT = """
     td.append(el('div', 'time: ' + (q.time || 'none') + ' \\u00b7 store: ' + q.store, 'muted'));
     td.append(el('strong', 'gold'), docList(q, q.gold));
     data.systems.forEach(function (s, i) {
-      const at = q.ranks[i] === null ? 'not ranked' : 'rank ' + q.ranks[i];
-      td.append(el('strong', s.name + ': gold at ' + at), docList(q, q.top[i]));
+      const at = q.ranks[i] === null ? 'gold not in its ranking' : 'gold at rank ' + q.ranks[i];
+      td.append(el('strong', s.name + ': ' + at), docList(q, q.top[i]));
     });
     tr.append(td);
     return tr;
@@ -190,7 +190,8 @@ def diff_page(content: dict) -> str:
     meta = (
         f"{html_text(task['name'])} {html_text(task['version'])}, data sha256 "
         f"<code>{html_text(str(task['source_sha256'])[:16])}</code>; outcomes at {html_text(content['metric'])} "
-        f"(the gold's first rank within {content['k']}); {len(content['queries'])} headline queries"
+        f"(the gold's first rank within {content['k']}); {len(content['queries'])} headline queries; change is the "
+        f"gold's rank in the second system minus the first, a gold not ranked counting as rank {content['unranked']}"
     )
     tables = "".join(summary_table(c, i) for i, c in enumerate(content["comparisons"]))
     return (
