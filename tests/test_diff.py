@@ -140,3 +140,58 @@ def test_a_report_of_another_benchmark_is_refused_naming_it(runs, tmp_path):
     result = run("diff", runs["hashing"], locomo / "hashing.report.json", "--data", MINI, "--output", page)
     assert result.exit_code == 1 and "benchmark is 'locomo-turn', not 'epirec'" in result.output
     assert not page.exists()
+
+
+def test_a_harness_report_of_two_modes_diffs_alone_by_category(tmp_path):
+    data = MINI.with_name("locomo_mini.json")
+    out = ["--output", tmp_path / "lm.report.json", "--export-rankings", tmp_path / "lm.rankings.jsonl", "--quiet"]
+    result = run("locomo", "--data", data, "--granularity", "turn", "--modes", "fts5,bm25-official", *out)
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "d.html"
+    files = [tmp_path / f"lm.rankings.{mode}.jsonl" for mode in ("fts5", "bm25-official")]
+    result = run("diff", tmp_path / "lm.report.json", "--rankings", files[0], "--rankings", files[1], "--data", data,
+                 "--output", page, "--k", "3")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data_ = page_data(page.read_text(encoding="utf-8"))
+    assert data_["benchmark"] == "locomo-turn" and data_["strata_keys"] == ["category"]
+    assert [s["name"] for s in data_["systems"]] == ["fts5", "bm25-official"]
+    assert all(not q["strata"]["category"].startswith("5") for q in data_["queries"])  # adversarial is apart
+    swapped = run("diff", tmp_path / "lm.report.json", "--rankings", files[1], "--rankings", files[0], "--data", data,
+                  "--output", tmp_path / "e.html")  # fmt: skip
+    assert swapped.exit_code == 1 and "the rankings given for fts5 give" in swapped.output
+    assert "the report says" in swapped.output and not (tmp_path / "e.html").exists()
+
+
+def test_a_baseline_report_of_strategies_diffs_with_its_exported_rankings(tmp_path):
+    result = run("baseline", "--data", MINI, "--strategies", "hashing,fts5", "--output", tmp_path / "b.json",
+                 "--export-rankings", tmp_path / "bl", "--quiet")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "d.html"
+    result = run("diff", tmp_path / "b.json", "--rankings", tmp_path / "bl" / "hashing.jsonl", "--rankings",
+                 tmp_path / "bl" / "fts5.jsonl", "--data", MINI, "--output", page)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    overall = page_data(page.read_text(encoding="utf-8"))["comparisons"][0]["groups"][0]
+    assert overall["counts"] == {"fixed": 0, "broken": 1, "both found": 19, "both missed": 4}
+
+
+def test_longmemeval_diffs_by_question_type(tmp_path):
+    data = MINI.with_name("lme_format_mini.json")
+    reports = []
+    for system in ("hashing", "fts5"):
+        reports.append(tmp_path / f"{system}.report.json")
+        result = run("run", "longmemeval", "--data", data, "--system", system, "--output", reports[-1],
+                     "--export-rankings", tmp_path / f"{system}.rankings.jsonl", "--quiet")  # fmt: skip
+        assert result.exit_code == 0, result.output
+    page = tmp_path / "d.html"
+    result = run("diff", *reports, "--data", data, "--output", page)
+    assert result.exit_code == 0, result.output
+    content = page_data(page.read_text(encoding="utf-8"))
+    assert content["strata_keys"] == ["question_type"] and content["metric"] == "recall@1"
+    assert {q["strata"]["question_type"] for q in content["queries"]} <= {
+        g["stratum"][1] for g in content["comparisons"][0]["groups"] if g["stratum"]
+    }
+
+
+def test_one_report_of_one_system_is_a_usage_line(runs, tmp_path):
+    result = run("diff", runs["hashing"], "--data", MINI, "--output", tmp_path / "d.html")
+    assert result.exit_code == 2 and "holds one system" in result.output and not (tmp_path / "d.html").exists()

@@ -5,20 +5,11 @@ from __future__ import annotations
 import pytest
 from conftest import run
 from diff_helpers import HOSTILE, hostile_data, make_run, outcome_counts
-from test_leaderboard_browser import ARGS, CHROMIUM, browser_or_skip
+from test_leaderboard_browser import browser  # noqa: F401 - the one Chromium fixture, launched as there
 
 from memrecall.reports.diff.content import OUTCOMES
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_playwright = browser_or_skip()
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +25,7 @@ def diffed(tmp_path_factory):
     return page, counts
 
 
-def opened(browser, path):
+def opened(browser, path):  # noqa: F811
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     problems: list[str] = []
     page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
@@ -49,7 +40,7 @@ def visible_rows(page) -> int:
     return page.eval_on_selector_all("#rows tr.q", "rs => rs.filter(r => !r.hidden).length")
 
 
-def test_the_page_loads_and_its_counts_are_the_per_query_files(browser, diffed):
+def test_the_page_loads_and_its_counts_are_the_per_query_files(browser, diffed):  # noqa: F811
     path, counts = diffed
     page, problems = opened(browser, path)
     assert page.inner_text("#shown") == "24 of 24 queries shown"
@@ -59,7 +50,7 @@ def test_the_page_loads_and_its_counts_are_the_per_query_files(browser, diffed):
     page.close()
 
 
-def test_an_outcome_filter_click_shows_those_rows_only(browser, diffed):
+def test_an_outcome_filter_click_shows_those_rows_only(browser, diffed):  # noqa: F811
     path, counts = diffed
     assert counts["fixed"] > 0 and counts["broken"] > 0  # the fixture has both, so each click changes the rows
     page, problems = opened(browser, path)
@@ -75,7 +66,7 @@ def test_an_outcome_filter_click_shows_those_rows_only(browser, diffed):
     page.close()
 
 
-def test_a_stratum_filter_and_a_row_opening_show_the_gold(browser, diffed):
+def test_a_stratum_filter_and_a_row_opening_show_the_gold(browser, diffed):  # noqa: F811
     path, _ = diffed
     page, problems = opened(browser, path)
     page.select_option('select[data-stratum="probe_type"]', "factual")

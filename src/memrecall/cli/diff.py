@@ -12,7 +12,7 @@ DEFAULT_PAGE = Path("results/diff.html")
 
 
 @click.command()
-@click.argument("inputs", metavar="A B [C ...]", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.argument("inputs", metavar="A [B ...]", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--rankings",
     multiple=True,
@@ -54,8 +54,8 @@ def diff(inputs, rankings, benchmark, data, cutoff, output, markdown) -> None:
     from memrecall.reports.diff.page import diff_page
     from memrecall.reports.diff.summary import summary_lines, summary_markdown
 
-    if len(inputs) < 2:
-        raise UsageError("diff needs at least two inputs (A B), reports or rankings files")
+    if benchmark is not None and len(inputs) < 2:
+        raise UsageError("diff needs at least two rankings files (A B)")
     if benchmark is None:
         check_inputs("A B", inputs, ("report",), REPORTS)
     else:
@@ -71,6 +71,8 @@ def diff(inputs, rankings, benchmark, data, cutoff, output, markdown) -> None:
     markdown = plan.output("--markdown", markdown) if markdown is not None else None
     plan.check()
     sides = read_sides(paths, given, data) if benchmark is None else read_rankings_sides(paths, benchmark, data)
+    if len(sides.sides) < 2:
+        raise UsageError(f"{paths[0]}: holds one system; diff needs two or more (A B, or one report of several)")
     content = diff_content(sides, cutoff)
     atomic_write_text(page, diff_page(content))
     if markdown is not None:

@@ -93,7 +93,8 @@ def check_comparable(paths: Sequence[Path], reports: Sequence[dict], subject: bo
 def bound_rankings(path: Path, report: dict, name: str, rankings: dict[str, Ranking], loaded: Loaded) -> None:
     """ConfigError unless `rankings` are the ones the report's entry `name` was scored from.
 
-    By the recorded rankings_sha256 where the entry has one, else by its headline value overall.
+    By the recorded rankings_sha256 where the entry has one (run, evaluate, compare), else by every metric's value
+    overall (baseline strategies and harness modes record no hash of their rankings).
     """
     content, bench = report["content"], get_benchmark(report_benchmark(report["content"]))
     entry = report_entries(content)[name]
@@ -102,16 +103,20 @@ def bound_rankings(path: Path, report: dict, name: str, rankings: dict[str, Rank
         if rankings_sha256(loaded.task, rankings, bench.row_keys) != recorded:
             raise ConfigError(f"{path}: the rankings given for {short(name)} are not the ones it was made from")
         return
-    metric = content["primary_metric"]
-    values = per_query_values(loaded.task, rankings, [parse_metric(metric)], content["scoring"].get("depth"))
+    overall = entry.get("results", {}).get("overall", {})
+    metrics = [m for m in content["scoring"]["metrics"] if isinstance(overall.get(m), dict)]
+    depth = content["scoring"].get("depth")
+    values = per_query_values(loaded.task, rankings, [parse_metric(m) for m in metrics], depth)
     scored = [q for q in loaded.task.queries if q.targets]
     headline = [i for i, q in enumerate(scored) if in_headline(q)]
-    got = float(f"{float(exact_mean(values[0, headline])):.12g}")
-    want = entry.get("results", {}).get("overall", {}).get(metric, {}).get("value")
-    if want is None or abs(got - float(want)) > 1e-9:
-        raise ConfigError(
-            f"{path}: the rankings given for {short(name)} give {metric} {got:.4f} overall, the report says {want}"
-        )
+    for row, metric in enumerate(metrics):
+        got, want = float(f"{float(exact_mean(values[row, headline])):.12g}"), overall[metric].get("value")
+        if want is None or abs(got - float(want)) > 1e-9:
+            raise ConfigError(
+                f"{path}: the rankings given for {short(name)} give {metric} {got:.4f} overall, the report says {want}"
+            )
+    if not metrics:
+        raise ConfigError(f"{path}: {short(name)} records neither rankings_sha256 nor overall results to check against")
 
 
 def read_sides(paths: Sequence[Path], rankings: Sequence[Path], data: Path | None, subject: bool = False) -> Sides:
