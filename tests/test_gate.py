@@ -210,3 +210,11 @@ def test_the_python_api_returns_a_result_and_the_assertion_helper_raises_on_a_fa
                                      data=MINI)  # fmt: skip
     failed = memrecall.gate(runs["hashing"], runs["reversed"], [Guard("recall@3", "overall", 0.05)], data=MINI)
     assert failed.exit_code == 1 and len(failed.broke_most) == 5 and failed.as_dict()["verdict"] == "fail"
+
+
+def test_update_baseline_with_a_run_candidate_is_refused_before_anything_runs(runs, tmp_path):
+    out = tmp_path / "g.json"
+    result = gate("--baseline", runs["hashing"], "--system", "hashing", "--metric", "recall@3", "--margin", "0.4",
+                  "--output", out, "--update-baseline")  # fmt: skip
+    assert result.exit_code == 2 and result.output.count("\n") == 1 and "--update-baseline needs" in result.output
+    assert not out.exists() and not list(runs["hashing"].parent.glob("*.previous.*"))

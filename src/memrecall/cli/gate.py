@@ -132,6 +132,7 @@ def _gate(
     data = data_input(plan, data)
     output = plan.output("--output", output) if output is not None else None
     page = plan.output("--diff-page", diff_page or DEFAULT_PAGE)
+    swaps = _baseline_swaps(plan, baseline, given, candidate, cand_given) if update_baseline else []
     plan.check()
     result = run_gate(baseline, candidate or system, guards, data, given, cand_given, sample, seed)
     written = result.diff is not None
@@ -143,15 +144,16 @@ def _gate(
         atomic_write_text(page, render_page(result.diff))
     if output is not None:
         write_json(output, result.as_dict())
-    if update_baseline:
-        _replace_baseline(baseline, given, candidate, cand_given)
+    if swaps:
+        _replace_baseline(swaps)
     return result.exit_code
 
 
-def _replace_baseline(baseline: Path, given: list[Path], candidate: Path | None, cand_given: list[Path]) -> None:
-    """Keep the baseline's report and rankings as NAME.previous.*, and put the candidate's in their place."""
+def _baseline_swaps(
+    plan, baseline: Path, given: list[Path], candidate: Path | None, cand_given: list[Path]
+) -> list[tuple[Path, Path, Path]]:
+    """(baseline file, where it is kept, the candidate file that replaces it), report then rankings; checked first."""
     from memrecall.errors import UsageError
-    from memrecall.io import atomic_write_bytes
     from memrecall.reports.rankings_files import rankings_beside
 
     if candidate is None:
@@ -160,8 +162,18 @@ def _replace_baseline(baseline: Path, given: list[Path], candidate: Path | None,
     new_rankings = cand_given or rankings_beside(candidate)
     if len(old_rankings) != 1 or len(new_rankings) != 1:
         raise UsageError("--update-baseline: the baseline and the candidate need one rankings file each")
+    swaps = []
     for old, new in ((baseline, candidate), (old_rankings[0], new_rankings[0])):
         stem, _, suffix = old.name.partition(".")
-        atomic_write_bytes(old.with_name(f"{stem}{PREVIOUS}.{suffix}"), old.read_bytes())
+        swaps.append((old, plan.output("--update-baseline", old.with_name(f"{stem}{PREVIOUS}.{suffix}")), new))
+    return swaps
+
+
+def _replace_baseline(swaps: list[tuple[Path, Path, Path]]) -> None:
+    """Keep the baseline's report and rankings as NAME.previous.*, and put the candidate's in their place."""
+    from memrecall.io import atomic_write_bytes
+
+    for old, kept, new in swaps:
+        atomic_write_bytes(kept, old.read_bytes())
         atomic_write_bytes(old, new.read_bytes())
-    click.echo(f"baseline: {baseline} replaced; the old one is kept beside it as *{PREVIOUS}.*")
+    click.echo(f"baseline: {swaps[0][0]} replaced; the old one is kept beside it as *{PREVIOUS}.*")
