@@ -195,3 +195,29 @@ def test_longmemeval_diffs_by_question_type(tmp_path):
 def test_one_report_of_one_system_is_a_usage_line(runs, tmp_path):
     result = run("diff", runs["hashing"], "--data", MINI, "--output", tmp_path / "d.html")
     assert result.exit_code == 2 and "holds one system" in result.output and not (tmp_path / "d.html").exists()
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+def test_on_real_locomo_turns_the_counts_are_the_per_query_files(tmp_path):
+    from conftest import shared_file
+
+    data = shared_file("locomo10.json")
+    out = ["--output", tmp_path / "lm.report.json", "--export-rankings", tmp_path / "lm.rankings.jsonl"]
+    result = run("locomo", "--data", data, "--granularity", "turn", "--modes", "fts5,bm25-official", *out,
+                 "--per-query", tmp_path / "pq.jsonl", "--quiet")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tmp_path / "pq.jsonl").open(encoding="utf-8")]
+    for mode in ("fts5", "bm25-official"):
+        with (tmp_path / f"{mode}.pq.jsonl").open("w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(r) + "\n" for r in rows if r["system"] == mode)
+    page = tmp_path / "d.html"
+    files = [tmp_path / f"lm.rankings.{mode}.jsonl" for mode in ("fts5", "bm25-official")]
+    result = run("diff", tmp_path / "lm.report.json", "--rankings", files[0], "--rankings", files[1], "--data", data,
+                 "--output", page, "--k", "10")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    content = page_data(page.read_text(encoding="utf-8"))
+    expected = outcome_counts(tmp_path / "fts5.pq.jsonl", tmp_path / "bm25-official.pq.jsonl", 10)
+    overall = content["comparisons"][0]["groups"][0]
+    assert overall["counts"] == expected and overall["n"] == 1536 == len(content["queries"])
+    assert page.stat().st_size < 10_000_000
