@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -218,3 +219,20 @@ def test_update_baseline_with_a_run_candidate_is_refused_before_anything_runs(ru
                   "--output", out, "--update-baseline")  # fmt: skip
     assert result.exit_code == 2 and result.output.count("\n") == 1 and "--update-baseline needs" in result.output
     assert not out.exists() and not list(runs["hashing"].parent.glob("*.previous.*"))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"guards": [("recall@3", "overall")]}, "guard 1: expected a Guard or (metric, stratum, margin)"),
+        ({"guards": [("recall@3", "overall", "x")]}, "guard 1: the margin must be a number"),
+        ({"guards": []}, "no guards"),
+        ({"guards": [("recall@3", "overall", 0.4)], "sample": 0}, "sample must be a whole number from 1"),
+        ({"guards": [("recall@3", "overall", 0.4)], "baseline_rankings": [3]}, "rankings must be a report or"),
+    ],
+)
+def test_the_python_api_refuses_bad_arguments_in_one_line(runs, options, message):
+    from memrecall.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        memrecall.gate(runs["hashing"], runs["reversed"], data=MINI, **options)

@@ -282,6 +282,9 @@ def gate(
     from memrecall.reports.gate.verdict import UNDECIDED
 
     settings = gate_settings(guards, sample, seed)
+    for what, value in (("baseline", baseline), *(("rankings", p) for p in [*baseline_rankings, *candidate_rankings])):
+        if not isinstance(value, (str, Path)):
+            raise ConfigError(f"{what} must be a report or rankings file path (str or Path), got {_kind(value)}")
     report = read_baseline(Path(baseline))
     content = report["content"]
     given = [Path(p) for p in baseline_rankings]
