@@ -261,6 +261,7 @@ def gate(
     baseline: str | Path,
     candidate: Any,
     guards: str | Path | Sequence = (),
+    *,
     data: str | Path | None = None,
     baseline_rankings: Sequence[str | Path] = (),
     candidate_rankings: Sequence[str | Path] = (),

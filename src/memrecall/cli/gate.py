@@ -134,7 +134,16 @@ def _gate(
     page = plan.output("--diff-page", diff_page or DEFAULT_PAGE)
     swaps = _baseline_swaps(plan, baseline, given, candidate, cand_given) if update_baseline else []
     plan.check()
-    result = run_gate(baseline, candidate or system, guards, data, given, cand_given, sample, seed)
+    result = run_gate(
+        baseline,
+        candidate or system,
+        guards,
+        data=data,
+        baseline_rankings=given,
+        candidate_rankings=cand_given,
+        sample=sample,
+        seed=seed,
+    )
     written = result.diff is not None
     for line in gate_lines(result, str(page) if written else None):
         click.echo(line)
