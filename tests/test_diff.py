@@ -142,21 +142,38 @@ def test_a_report_of_another_benchmark_is_refused_naming_it(runs, tmp_path):
     assert not page.exists()
 
 
+MODES = ("fts5", "bm25-official")
+
+
+def harness_diff(folder, data, k: int) -> dict:
+    """`memrecall locomo --granularity turn --modes fts5,bm25-official` (per-query rows split per mode beside it),
+    then diff its one report of two modes at k; the page's data."""
+    out = ["--output", folder / "lm.report.json", "--export-rankings", folder / "lm.rankings.jsonl"]
+    result = run("locomo", "--data", data, "--granularity", "turn", "--modes", ",".join(MODES), *out,
+                 "--per-query", folder / "pq.jsonl", "--quiet")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (folder / "pq.jsonl").open(encoding="utf-8")]
+    for mode in MODES:
+        with (folder / f"{mode}.pq.jsonl").open("w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(r) + "\n" for r in rows if r["system"] == mode)
+    files = [folder / f"lm.rankings.{mode}.jsonl" for mode in MODES]
+    page = folder / "d.html"
+    result = run("diff", folder / "lm.report.json", "--rankings", files[0], "--rankings", files[1], "--data", data,
+                 "--output", page, "--k", str(k))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return page_data(page.read_text(encoding="utf-8"))
+
+
 def test_a_harness_report_of_two_modes_diffs_alone_by_category(tmp_path):
     data = MINI.with_name("locomo_mini.json")
-    out = ["--output", tmp_path / "lm.report.json", "--export-rankings", tmp_path / "lm.rankings.jsonl", "--quiet"]
-    result = run("locomo", "--data", data, "--granularity", "turn", "--modes", "fts5,bm25-official", *out)
-    assert result.exit_code == 0, result.output
-    page = tmp_path / "d.html"
-    files = [tmp_path / f"lm.rankings.{mode}.jsonl" for mode in ("fts5", "bm25-official")]
-    result = run("diff", tmp_path / "lm.report.json", "--rankings", files[0], "--rankings", files[1], "--data", data,
-                 "--output", page, "--k", "3")  # fmt: skip
-    assert result.exit_code == 0, result.output
-    data_ = page_data(page.read_text(encoding="utf-8"))
-    assert data_["benchmark"] == "locomo-turn" and data_["strata_keys"] == ["category"]
-    assert [s["name"] for s in data_["systems"]] == ["fts5", "bm25-official"]
-    assert all(not q["strata"]["category"].startswith("5") for q in data_["queries"])  # adversarial is apart
-    swapped = run("diff", tmp_path / "lm.report.json", "--rankings", files[1], "--rankings", files[0], "--data", data,
+    content = harness_diff(tmp_path, data, 3)
+    assert content["benchmark"] == "locomo-turn" and content["strata_keys"] == ["category"]
+    assert [s["name"] for s in content["systems"]] == list(MODES)
+    assert all(not q["strata"]["category"].startswith("5") for q in content["queries"])  # adversarial is apart
+    expected = outcome_counts(tmp_path / "fts5.pq.jsonl", tmp_path / "bm25-official.pq.jsonl", 3)
+    assert content["comparisons"][0]["groups"][0]["counts"] == expected
+    files = [tmp_path / f"lm.rankings.{mode}.jsonl" for mode in reversed(MODES)]
+    swapped = run("diff", tmp_path / "lm.report.json", "--rankings", files[0], "--rankings", files[1], "--data", data,
                   "--output", tmp_path / "e.html")  # fmt: skip
     assert swapped.exit_code == 1 and "the rankings given for fts5 give" in swapped.output
     assert "the report says" in swapped.output and not (tmp_path / "e.html").exists()
@@ -202,22 +219,8 @@ def test_one_report_of_one_system_is_a_usage_line(runs, tmp_path):
 def test_on_real_locomo_turns_the_counts_are_the_per_query_files(tmp_path):
     from conftest import shared_file
 
-    data = shared_file("locomo10.json")
-    out = ["--output", tmp_path / "lm.report.json", "--export-rankings", tmp_path / "lm.rankings.jsonl"]
-    result = run("locomo", "--data", data, "--granularity", "turn", "--modes", "fts5,bm25-official", *out,
-                 "--per-query", tmp_path / "pq.jsonl", "--quiet")  # fmt: skip
-    assert result.exit_code == 0, result.output
-    rows = [json.loads(line) for line in (tmp_path / "pq.jsonl").open(encoding="utf-8")]
-    for mode in ("fts5", "bm25-official"):
-        with (tmp_path / f"{mode}.pq.jsonl").open("w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(r) + "\n" for r in rows if r["system"] == mode)
-    page = tmp_path / "d.html"
-    files = [tmp_path / f"lm.rankings.{mode}.jsonl" for mode in ("fts5", "bm25-official")]
-    result = run("diff", tmp_path / "lm.report.json", "--rankings", files[0], "--rankings", files[1], "--data", data,
-                 "--output", page, "--k", "10")  # fmt: skip
-    assert result.exit_code == 0, result.output
-    content = page_data(page.read_text(encoding="utf-8"))
+    content = harness_diff(tmp_path, shared_file("locomo10.json"), 10)
     expected = outcome_counts(tmp_path / "fts5.pq.jsonl", tmp_path / "bm25-official.pq.jsonl", 10)
     overall = content["comparisons"][0]["groups"][0]
     assert overall["counts"] == expected and overall["n"] == 1536 == len(content["queries"])
-    assert page.stat().st_size < 10_000_000
+    assert (tmp_path / "d.html").stat().st_size < 10_000_000
