@@ -224,3 +224,20 @@ def test_on_real_locomo_turns_the_counts_are_the_per_query_files(tmp_path):
     overall = content["comparisons"][0]["groups"][0]
     assert overall["counts"] == expected and overall["n"] == 1536 == len(content["queries"])
     assert (tmp_path / "d.html").stat().st_size < 10_000_000
+
+
+def test_a_beir_folder_diffs_overall_only(tmp_path):
+    data = MINI.parents[2] / "examples" / "data" / "beir_memory"
+    reports = []
+    for system in ("hashing", "recency"):
+        reports.append(tmp_path / f"{system}.report.json")
+        result = run("run", "beir", "--data", data, "--system", system, "--output", reports[-1],
+                     "--export-rankings", tmp_path / f"{system}.rankings.jsonl", "--quiet")  # fmt: skip
+        assert result.exit_code == 0, result.output
+    page = tmp_path / "d.html"
+    result = run("diff", *reports, "--data", data, "--output", page)
+    assert result.exit_code == 0, result.output
+    content = page_data(page.read_text(encoding="utf-8"))
+    assert content["strata_keys"] == [] and content["metric"] == "recall@10"
+    assert [g["stratum"] for g in content["comparisons"][0]["groups"]] == [None]
+    assert '<select data-stratum' not in page.read_text(encoding="utf-8")
