@@ -258,3 +258,88 @@ def evaluate_rankings(
     report = systems_report(bench, scored, runs, scoring, env, frozenset(users), None, identities)
     per_query = [row for name, r in runs for row in per_query_rows(scored.task, r, name, bench.ks)]
     return Result(report, dict(runs), per_query, scored, bench)
+
+
+def gate(
+    baseline: str | Path,
+    candidate: Any,
+    guards: str | Path | Sequence = (),
+    *,
+    data: str | Path | None = None,
+    baseline_rankings: Sequence[str | Path] = (),
+    candidate_rankings: Sequence[str | Path] = (),
+    sample: int | None = None,
+    seed: int | None = None,
+    encoder: Any = None,
+    show_progress: bool = False,
+):
+    """Gate a candidate against a committed baseline report (with its rankings beside it or in `baseline_rankings`).
+
+    `candidate` is a report path (.json, with `candidate_rankings` or its rankings beside it), or a system (a
+    spec or an object) that is run here with the baseline's benchmark, data, loader options, seed, resamples and
+    added metrics. `guards` is a TOML file or a list of Guards or (metric, stratum, margin) tuples; `sample`
+    and `seed` draw a stratified subset. Returns a GateResult: verdict, exit_code (0 pass, 1 fail, 2 cannot
+    decide), each guard's numbers, and on a fail the queries that broke most and the diff's content.
+    """
+    from memrecall.reports.gate.decision import GateResult, candidate_side, read_baseline, refusal
+    from memrecall.reports.gate.guards import gate_settings
+    from memrecall.reports.gate.verdict import UNDECIDED
+
+    settings = gate_settings(guards, sample, seed)
+    for what, value in (("baseline", baseline), *(("rankings", p) for p in [*baseline_rankings, *candidate_rankings])):
+        if not isinstance(value, (str, Path)):
+            raise ConfigError(f"{what} must be a report or rankings file path (str or Path), got {_kind(value)}")
+    report = read_baseline(Path(baseline))
+    content = report["content"]
+    given = [Path(p) for p in baseline_rankings]
+    if isinstance(candidate, Path) or (isinstance(candidate, str) and candidate.endswith(".json")):
+        side = candidate_side(Path(baseline), report, Path(candidate), [Path(p) for p in candidate_rankings], data)
+        return side if isinstance(side, GateResult) else decide_gate(baseline, given, side, settings, data)
+    from memrecall.reports.per_query_binding import report_benchmark
+    from memrecall.reports.proof.replay import dataset_options
+
+    bench = get_benchmark(report_benchmark(content))
+    loaded = bench.load(bench.resolve_data(_data(data)), **dataset_options(bench, content))
+    recorded = content["task"].get("source_sha256")
+    if loaded.task.source_sha256 != recorded:
+        return GateResult(
+            UNDECIDED,
+            reason=f"{data}: not comparable with {baseline}: split.data_sha256 is "
+            f"'{loaded.task.source_sha256}', not '{recorded}'",
+        )
+    bootstrap = content["scoring"]["bootstrap"]
+    run = run_system(
+        candidate,
+        bench,
+        seed=bootstrap["seed"],
+        resamples=bootstrap["resamples"],
+        show_progress=show_progress,
+        loaded=loaded,
+        metrics=content["scoring"].get("requested_metrics", ()),
+        encoder=encoder,
+        unit=(content.get("dataset") or {}).get("unit"),
+    )
+    refused = refusal(Path(baseline), report, "the candidate run", run.report)
+    if refused is not None:
+        return refused
+    from memrecall.reports.diff.inputs import Side
+
+    name = run.report["content"]["system_order"][0]
+    return decide_gate(baseline, given, Side(name, run.rankings[name], run.report, "the candidate run"), settings, data)
+
+
+def decide_gate(baseline, given, side, settings, data):
+    """The decision once the candidate's side is known (see memrecall.reports.gate.decision.decide)."""
+    from memrecall.reports.gate.decision import decide
+
+    return decide(Path(baseline), given, side, settings, _data(data))
+
+
+def assert_gate_passes(baseline: str | Path, candidate: Any, **options: Any):
+    """gate(...), raising AssertionError with the gate's screen unless it passes: for a builder's own pytest suite."""
+    from memrecall.reports.gate.screen import gate_lines
+
+    result = gate(baseline, candidate, **options)
+    if not result.passed:
+        raise AssertionError("\n".join(gate_lines(result)))
+    return result

@@ -92,7 +92,9 @@ def _register_commands() -> None:
     from memrecall.cli import (
         baseline,
         corpus,
+        diff,
         evaluate,
+        gate,
         interchange,
         leaderboard,
         power,
@@ -110,6 +112,8 @@ def _register_commands() -> None:
         leaderboard.leaderboard,
         evaluate.evaluate,
         evaluate.compare,
+        diff.diff,
+        gate.gate,
         report.report_command,
         interchange.qrels,
         trust.verify,

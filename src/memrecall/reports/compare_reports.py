@@ -21,30 +21,40 @@ def entries(report: dict) -> list[tuple[str, dict]]:
     return []
 
 
-def compare_reports(paths: Sequence[Path]) -> dict:
-    """A comparison of verified reports: the manifest fields that differ and each system's headline values."""
+def read_verified(path: Path, command: str) -> dict:
+    """A report read from `path`, refused (naming the file) unless it is a report whose proof is not UNVERIFIED."""
     from memrecall.reports.proof.verification import report_state, verify_report
 
-    reports = []
-    for path in paths:
-        report = read_json(path)
-        problem = shape_problem(report)
-        if problem:
-            raise ConfigError(f"{path}: {problem}")
-        checks = verify_report(report)
-        if report_state(report, checks) == "UNVERIFIED":
-            raise ConfigError(f"{path}: UNVERIFIED: {checks[-1].name}: {checks[-1].detail}; compare refuses it")
-        reports.append(report)
-    base = report_manifest(reports[0])
+    report = read_json(path)
+    problem = shape_problem(report)
+    if problem:
+        raise ConfigError(f"{path}: {problem}")
+    checks = verify_report(report)
+    if report_state(report, checks) == "UNVERIFIED":
+        raise ConfigError(f"{path}: UNVERIFIED: {checks[-1].name}: {checks[-1].detail}; {command} refuses it")
+    return report
+
+
+def manifest_differences(first: dict, other: dict, subject: bool = True) -> list[tuple[str, object, object]]:
+    """(field, first's value, other's value) of each comparability field that differs between two reports.
+
+    The encoder binds only two reports that both use one, and only with `subject` (a row's own axes may differ
+    where the question is how two subjects compare on the same conditions, as in `diff`).
+    """
+    base, this = report_manifest(first), report_manifest(other)
+    if base is None or this is None:
+        return [("comparability", "present" if base else "absent", "present" if this else "absent")]
+    if subject and uses_encoder(first) and uses_encoder(other):
+        return mismatches(base, this)
+    return mismatches(conditions(base), conditions(this))
+
+
+def compare_reports(paths: Sequence[Path]) -> dict:
+    """A comparison of verified reports: the manifest fields that differ and each system's headline values."""
+    reports = [read_verified(path, "compare") for path in paths]
     differences = []
     for path, report in zip(paths[1:], reports[1:], strict=True):
-        other = report_manifest(report)
-        if base is None or other is None:
-            fields = [("comparability", "present" if base else "absent", "present" if other else "absent")]
-        elif uses_encoder(reports[0]) and uses_encoder(report):
-            fields = mismatches(base, other)
-        else:
-            fields = mismatches(conditions(base), conditions(other))  # an encoder binds only two that use one
+        fields = manifest_differences(reports[0], report)
         differences += [{"report": str(path), "field": f, "first": a, "this": b} for f, a, b in fields]
     like = not differences
     content = {

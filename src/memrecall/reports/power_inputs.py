@@ -14,6 +14,7 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import rankings_sha256
 from memrecall.errors import ConfigError, UsageError, short
 from memrecall.reports.content import shape_problem
+from memrecall.reports.per_query_binding import report_systems
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.replay import load_for, match_rankings
 from memrecall.reports.rankings_files import checked_runs, rankings_beside
@@ -65,7 +66,7 @@ def read_reports(paths: Sequence[Path]) -> list[dict]:
 
 def rankings_for(paths: Sequence[Path], reports: Sequence[dict], given: Sequence[Path]) -> list[list[Path]]:
     """Rankings files per report: --rankings in the reports' system order, else STEM.rankings.jsonl beside each."""
-    names = [list(r["content"]["system_order"]) for r in reports]
+    names = [report_systems(r["content"]) for r in reports]
     if given:
         total = sum(len(n) for n in names)
         if len(given) != total:

@@ -35,6 +35,14 @@ def match_rankings(paths: Sequence[Path], names: Sequence[str]) -> list[Path]:
     return paths
 
 
+def dataset_options(bench: Benchmark, content: dict) -> dict:
+    """The loader options a report recorded under `dataset` (LongMemEval's max_instances and granularity, LoCoMo's
+    category5), to load its data the way it was loaded."""
+    dataset = content.get("dataset") or {}
+    kept = ("max_instances", "granularity") if bench.name.startswith("longm") else ("category5",)
+    return {k: dataset[k] for k in kept if k in dataset}
+
+
 def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
     """The benchmark's task from `data` (or its default), refused unless its sha256 is the report's."""
     recorded = content["task"].get("source_sha256")
@@ -46,8 +54,7 @@ def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
         raise UsageError(f"--data is required to replay a {bench.name} report (made from {short(file)})")
     path = bench.resolve_data(data)
     dataset = content.get("dataset") or {}
-    kept = ("max_instances", "granularity") if bench.name.startswith("longm") else ("category5",)
-    loaded = bench.load(path, **{k: dataset[k] for k in kept if k in dataset})
+    loaded = bench.load(path, **dataset_options(bench, content))
     if loaded.task.source_sha256 != recorded:
         raise ConfigError(
             f"{path}: sha256 {loaded.task.source_sha256[:12]}..., but the report was made from data with sha256 "

@@ -1,0 +1,1 @@
+"""`memrecall gate`: a non-inferiority regression gate of a candidate against a committed baseline."""
