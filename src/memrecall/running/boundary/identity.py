@@ -82,7 +82,15 @@ def code_manifest(spec: str | None, built: Any = None) -> dict | None:
     files = code_files(root, package)
     listing = "".join(f"{digest}  {name}\n" for name, digest in files.items())
     digest = hashlib.sha256(listing.encode("utf-8")).hexdigest()
-    return {"root": str(root), "package": package, "files": files, "manifest_sha256": digest}
+    entry = entry_point(str(spec)) if built is None else None
+    metadata = getattr(getattr(entry, "dist", None), "_path", None)  # its dist-info, so the entry point resolves
+    return {
+        "root": str(root),
+        "package": package,
+        "files": files,
+        "manifest_sha256": digest,
+        "metadata": str(metadata) if metadata is not None else None,
+    }
 
 
 def signed_code(manifest: dict | None) -> dict | None:

@@ -60,6 +60,7 @@ class Plugin:
         if self.code is not None:
             root = self.code["root"]
             code = (root,) if self.code["package"] else tuple(f"{root}/{name}" for name in self.code["files"])
+            code += (self.code["metadata"],) if self.code.get("metadata") else ()
         return Mounts(code, self.allow_read, self.hidden)
 
     def worker(self, label: str, cwd: str | None = None) -> Worker:
