@@ -54,10 +54,22 @@ def code_root(spec: str | None, built: Any = None) -> tuple[Path, bool] | None:
         top = target.partition(":")[0].strip().partition(".")[0]
         found = module_file(top, [str(Path.cwd()), *sys.path]) if top else None
         file = str(found) if found else None
+        if file is None and top:  # a namespace package (a folder without __init__.py): its folder
+            folders = _namespace_folders(top)
+            return (Path(folders[0]).resolve(), True) if len(folders) == 1 else None
     if not file:
         return None
     path = Path(file).resolve()
     return (path.parent, True) if path.stem == "__init__" else (path.parent, False)
+
+
+def _namespace_folders(top: str) -> list[str]:
+    """The folders of a top-level namespace package, found without importing it ([] when it is not one)."""
+    try:
+        found = importlib.machinery.PathFinder.find_spec(top, [str(Path.cwd()), *sys.path])
+    except (ImportError, ValueError, OSError):
+        return []
+    return list(found.submodule_search_locations or []) if found is not None and found.origin is None else []
 
 
 def code_files(root: Path, package: bool) -> dict[str, str]:
