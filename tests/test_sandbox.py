@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from conftest import MINI_RELEASE, run
 
-from memrecall.running.boundary.sandbox import bwrap_problem
+from memrecall.systems.sandbox import bwrap_problem
 
 
 @pytest.fixture(autouse=True)

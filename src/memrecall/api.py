@@ -16,13 +16,13 @@ from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
 from memrecall.running.boundary.identity import RANKINGS_FILE, code_manifest, plugin_identity, source_facts
 from memrecall.running.boundary.isolated import rank_plugin
-from memrecall.running.boundary.sandbox import described
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT
 from memrecall.running.executors import executor_facts
 from memrecall.running.pipeline import rank_task
 from memrecall.scoring.depth import cut_offs
 from memrecall.scoring.per_query import per_query_rows
 from memrecall.systems.contract import adapt, unwrapped
+from memrecall.systems.sandbox import described
 
 
 @dataclass
@@ -211,7 +211,7 @@ def _at_unit(loaded: Loaded, unit: str | None) -> Loaded:
 def _sandboxed(plugin, sandbox: str, allow_read, hidden, encoder):
     """The plug-in with its sandbox settled: bwrap checked here (one line when it cannot run), or none."""
     from memrecall.encoding.embeddings import cache_dir
-    from memrecall.running.boundary.sandbox import check_sandbox
+    from memrecall.systems.sandbox import check_sandbox
 
     if plugin.isolation != "process" or sandbox == "none":
         check_sandbox(sandbox) if sandbox != "bwrap" else None

@@ -21,13 +21,13 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import RankingRow
 from memrecall.errors import ConfigError, SystemFailure
 from memrecall.progress import progress_bar
-from memrecall.running.boundary.sandbox import Mounts
 from memrecall.running.boundary.sealing import Sealed, seal
 from memrecall.running.boundary.wire import task_to_plain, unpack_positions
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, InProcess, Worker
 from memrecall.running.cost import PER_CALL, TimedAnswers, run_cost
 from memrecall.running.limits import TooLong
 from memrecall.running.pipeline import SystemRun, checked_run
+from memrecall.systems.sandbox import Mounts
 
 ISOLATIONS = ("sandbox", "process", "none")
 

@@ -2,7 +2,7 @@
 
 The worker is a fresh interpreter (`python -B -m memrecall.running.boundary.worker`, never a fork of this process)
 with an allow-listed environment, so no signing key or key path reaches it, writing no bytecode; by default it
-runs inside bubblewrap (running/boundary/sandbox.py), and this process marks itself non-dumpable first.
+runs inside bubblewrap (systems/sandbox.py), and this process marks itself non-dumpable first.
 Every failure of the worker (an error, a crash, a kill, a hang past the timeout, a
 byte on its stdout) is one line naming the system and what it was doing; the worker is killed and nothing
 is written.
@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memrecall.errors import ConfigError, MemrecallError, SystemFailure, SystemInterrupted
-from memrecall.running.boundary.sandbox import Mounts, bwrap_command, non_dumpable
 from memrecall.running.boundary.wire import MAX_FRAME_BYTES, FrameTimeout, read_frame, write_frame
+from memrecall.systems.sandbox import SIGN_KEY_ENV, Mounts, bwrap_command, non_dumpable
 
 DEFAULT_TIMEOUT = 1800.0
 ENV_NAMES = frozenset(
@@ -35,7 +35,7 @@ ENV_NAMES = frozenset(
     }
 )  # fmt: skip
 ENV_PREFIXES = ("LC_",)
-NEVER_PASSED = "MEMRECALL_SIGN_KEY"
+NEVER_PASSED = SIGN_KEY_ENV
 KINDS = {"ConfigError": ConfigError, "SystemInterrupted": SystemInterrupted}
 
 

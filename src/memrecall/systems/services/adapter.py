@@ -11,6 +11,7 @@ from typing import Any
 from memrecall.errors import SystemFailure
 from memrecall.systems.adapters import common
 from memrecall.systems.contract import NotMeasurable
+from memrecall.systems.services.process import sandbox_fact
 from memrecall.systems.services.spec import Call, PathMissing, ServiceSpec, lookup
 
 
@@ -164,6 +165,7 @@ class ServiceAdapter(common.StoreCounts):
             else {"match": "text", "text_path": self.spec.text_path, "shared": "the first document in store order"},
             "unreturned": common.UNRETURNED,
             "ties": "the service's order",
+            "sandbox": sandbox_fact(),
         }
 
     def close(self) -> None:

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 from memrecall.errors import SystemFailure
 from memrecall.systems.services.adapter import ServiceAdapter, one_line
-from memrecall.systems.services.process import ServerProcess, free_port, server_env, server_values
+from memrecall.systems.services.process import ServerProcess, free_port, sandboxed, server_env, server_values
 from memrecall.systems.services.spec import Call, ServiceSpec, fill
 
 
@@ -34,7 +34,8 @@ class HttpServiceAdapter(ServiceAdapter):
         values = server_values(self.spec, folder, port)
         argv = [str(fill(part, values)) for part in self.spec.command]
         self._base = fill(self.spec.base_url, {"port": port}).rstrip("/")
-        self._process = ServerProcess(self.name, argv, server_env(self.spec, values), folder, self.spec.stop_timeout)
+        argv, env = sandboxed(argv, server_env(self.spec, values), values, host_network=True)
+        self._process = ServerProcess(self.name, argv, env, folder, self.spec.stop_timeout)
         ready = fill(self.spec.ready_url, {"port": port}) if self.spec.ready_url else None
         try:
             self._process.wait_ready(ready, port, self.spec.ready_timeout)

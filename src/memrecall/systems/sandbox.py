@@ -31,6 +31,8 @@ SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives")
 MODEL_ENV_NAMES = ("MEMRECALL_MODEL", "HF_HOME", "SENTENCE_TRANSFORMERS_HOME", "TORCH_HOME")
 PR_SET_DUMPABLE = 4
+SIGN_KEY_ENV = "MEMRECALL_SIGN_KEY"
+"""The signing key's variable: it never reaches a plug-in or a service."""
 _probed: dict[str, str | None] = {}
 
 
@@ -96,14 +98,15 @@ class Mounts:
     allow_read: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
     extra_env: dict[str, str] = field(default_factory=dict)
+    writable: tuple[str, ...] = ()  # bound read-write (a service's own data folder)
+    workdir: str = SCRATCH
+    host_network: bool = False  # an HTTP service: the host's network namespace (see docs/verification.md)
 
 
 def python_paths() -> list[str]:
     """The Python installation this process runs (prefixes and site folders) and memrecall's own package."""
-    import memrecall
-
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    paths.add(str(Path(memrecall.__file__).resolve().parent))
+    paths.add(str(Path(__file__).resolve().parents[1]))  # memrecall's own package
     paths.add(str(Path(sys.executable).resolve().parent))
     return sorted(p for p in paths if p and os.path.isdir(p))
 
@@ -138,6 +141,8 @@ def _bind(path: str) -> list[str]:
 def bwrap_command(argv: Sequence[str], mounts: Mounts, environ: dict[str, str]) -> list[str]:
     """`bwrap ... argv`: the namespaces, the read-only binds, the scratch folder, then the command."""
     command = [shutil.which("bwrap") or "bwrap", *_user_namespace(), *NAMESPACES]
+    if mounts.host_network:
+        command.remove("--unshare-net")
     command += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--tmpfs", SCRATCH]
     command += ["--proc", "/proc", "--dev", "/dev"]
     for path in SYSTEM_DIRS + ETC_FILES:
@@ -149,6 +154,8 @@ def bwrap_command(argv: Sequence[str], mounts: Mounts, environ: dict[str, str]) 
         if os.path.exists(path) and not _under(path, [*bound, *SYSTEM_DIRS]):
             command += ["--ro-bind", path, path]
             bound.append(path)
+    for path in mounts.writable:
+        command += ["--bind", path, path]
     for hidden in sorted({str(Path(p).absolute()) for p in mounts.hidden}):
         if os.path.exists(hidden) and _under(hidden, bound):  # never bound: covered where a bound folder holds it
             command += ["--tmpfs", hidden] if os.path.isdir(hidden) else ["--ro-bind", "/dev/null", hidden]
@@ -156,7 +163,7 @@ def bwrap_command(argv: Sequence[str], mounts: Mounts, environ: dict[str, str]) 
     command += ["--clearenv"]
     for key, value in sorted(env.items()):
         command += ["--setenv", key, value]
-    command += ["--chdir", SCRATCH, "--", *argv]
+    command += ["--chdir", mounts.workdir, "--", *argv]
     return command
 
 
