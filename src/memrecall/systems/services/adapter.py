@@ -14,6 +14,9 @@ from memrecall.systems.contract import NotMeasurable
 from memrecall.systems.services.process import sandbox_fact
 from memrecall.systems.services.spec import Call, PathMissing, ServiceSpec, lookup
 
+MAX_HITS = 10_000
+"""The most hits one search reply may hold beyond twice the store's size; more is refused in one line."""
+
 
 def one_line(text: str, limit: int = 200) -> str:
     """Text on one line (whitespace runs folded), cut to `limit` characters."""
@@ -134,6 +137,11 @@ class ServiceAdapter(common.StoreCounts):
         if not isinstance(hits, list):
             what = f"{self.spec.search.target}: malformed reply"
             raise SystemFailure(f"{self.name}: {what}: {self.spec.hits!r} is not a list")
+        if len(hits) > MAX_HITS + 2 * len(self._ids):
+            raise SystemFailure(
+                f"{self.name}: {self.spec.search.target}: {len(hits)} hits for a store of {len(self._ids)} "
+                f"documents (at most {MAX_HITS + 2 * len(self._ids)})"
+            )
         if self.spec.score:
             for hit in hits:
                 score = self._get(hit, self.spec.score, self.spec.search)
