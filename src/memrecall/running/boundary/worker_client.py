@@ -80,6 +80,7 @@ class Worker:
         from_child, to_parent = os.pipe()
         command = [sys.executable, "-B", "-m", "memrecall.running.boundary.worker", str(to_child), str(to_parent)]
         env = {**worker_env(pass_env), "PYTHONDONTWRITEBYTECODE": "1"}
+        self.sandboxed = sandbox is not None
         if sandbox is not None:
             command, env, cwd = bwrap_command(command, sandbox, env), {}, None
         try:
@@ -180,6 +181,8 @@ class Worker:
             self.kill()
             code = self.process.wait()
         self.close_pipes()
+        if self.sandboxed and code > 128:  # bwrap exits with 128 + the signal that killed the worker
+            code = 128 - code
         return SystemFailure(f"system {self.system}: the worker process {_died(code)} during {doing}")
 
     def finish(self) -> dict:
