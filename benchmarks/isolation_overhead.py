@@ -5,6 +5,12 @@
 Usage:
   python benchmarks/isolation_overhead.py [--rounds 3] [--locomo ../shared/data/locomo10.json] [--cold]
       [--only locomo-turn]
+  python benchmarks/isolation_overhead.py --startup 10
+
+--startup N times only what the sandbox adds to every run, N rounds alternating: a worker started,
+`benchmarks.dense_plugin:DenseWindows` imported and built (its encoder is loaded on first use, so this is
+the import of memrecall's dense stack, numpy and the plug-in), its declarations read, and the worker ended,
+with and without bubblewrap.
 
 Each round runs `memrecall run BENCHMARK --system dense`, then `--system benchmarks.dense_plugin:Dense...`
 with `--sandbox none` and with `--sandbox bwrap`, each a fresh process, from one scratch folder. The built-in
@@ -85,6 +91,27 @@ def measure(benchmark: str, data: Path, plugin: str, rounds: int, cold: bool = F
     }
 
 
+def startup(rounds: int) -> dict:
+    """Median seconds to start a worker, load the plug-in and end it, unsandboxed and sandboxed."""
+    sys.path[:] = [str(ROOT), *(p for p in sys.path if p != str(ROOT / "benchmarks"))]
+    os.chdir(tempfile.mkdtemp(prefix="memrecall-startup-"))  # as `run` starts workers: from a scratch folder
+    from memrecall.running.boundary.identity import code_manifest
+    from memrecall.running.boundary.isolated import Plugin
+
+    spec = "benchmarks.dense_plugin:DenseWindows"
+    code = code_manifest(spec)
+    times: dict[str, list[float]] = {"none": [], "bwrap": []}
+    for _ in range(rounds + 1):  # the first round is untimed: it warms the operating system's caches
+        for arm, isolation in (("none", "process"), ("bwrap", "sandbox")):
+            plugin = Plugin(spec, "dense-plugin", isolation, code=code)
+            started = time.perf_counter()
+            worker = plugin.worker("dense-plugin")
+            worker.call("load", "import and construction", **plugin.load_payload(sys.path, os.getcwd()))
+            worker.finish()
+            times[arm].append(time.perf_counter() - started)
+    return {arm: statistics.median(values[1:]) for arm, values in times.items()} | {"rounds": times}
+
+
 def main() -> None:
     """Measure EpiRec v2 and, when its file is given, LoCoMo turn; print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -92,7 +119,16 @@ def main() -> None:
     parser.add_argument("--locomo", type=Path, default=ROOT.parent / "shared" / "data" / "locomo10.json")
     parser.add_argument("--cold", action="store_true", help="Every run from empty embedding caches.")
     parser.add_argument("--only", default=None, help="Measure one benchmark (epirec or locomo-turn).")
+    parser.add_argument("--startup", type=int, default=0, help="Time only a worker's start and end, N rounds.")
     args = parser.parse_args()
+    if args.startup:
+        m = startup(args.startup)
+        print(
+            f"worker start, plug-in load and end: {m['none']:.3f} s unsandboxed, {m['bwrap']:.3f} s sandboxed "
+            f"({m['bwrap'] - m['none']:+.3f} s)"
+        )
+        print(json.dumps(m["rounds"]), file=sys.stderr)
+        return
     cases = [("epirec", ROOT / "data" / "epirec_v2.json", "benchmarks.dense_plugin:DenseTruncate")]
     if args.locomo.is_file():
         cases.append(("locomo-turn", args.locomo.resolve(), "benchmarks.dense_plugin:DenseWindows"))

@@ -69,7 +69,8 @@ def _namespace_folders(top: str) -> list[str]:
         found = importlib.machinery.PathFinder.find_spec(top, [str(Path.cwd()), *sys.path])
     except (ImportError, ValueError, OSError):
         return []
-    return list(found.submodule_search_locations or []) if found is not None and found.origin is None else []
+    folders = found.submodule_search_locations if found is not None and found.origin is None else None
+    return list(dict.fromkeys(folders or []))
 
 
 def code_files(root: Path, package: bool) -> dict[str, str]:
