@@ -7,7 +7,9 @@ Usage:
       [--only locomo-turn]
   python benchmarks/isolation_overhead.py --startup 10
 
---startup N times only what the sandbox adds to every run, N rounds alternating: a worker started,
+Run --startup under `setsid` (its own session and scheduler autogroup, which bubblewrap's --new-session
+gives a sandboxed worker too). --startup N times only what the sandbox adds to every run, N rounds
+alternating: a worker started,
 `benchmarks.dense_plugin:DenseWindows` imported and built (its encoder is loaded on first use, so this is
 the import of memrecall's dense stack, numpy and the plug-in), its declarations read, and the worker ended,
 with and without bubblewrap.
@@ -55,7 +57,9 @@ def timed_run(folder: Path, benchmark: str, data: Path, spec: str, arm: str, col
             command += ["--pass-env", "MEMRECALL_CACHE"]
             command += ["--allow-read", str(folder / "plugin-cache")] if arm == "bwrap" else []
     started = time.perf_counter()
-    subprocess.run(command, cwd=folder, env=env, check=True, capture_output=True)
+    # its own session, so its own scheduler autogroup, as bubblewrap's --new-session gives a sandboxed worker:
+    # on a loaded machine, a worker in a fresh autogroup otherwise gets far more CPU than one that shares
+    subprocess.run(command, cwd=folder, env=env, check=True, capture_output=True, start_new_session=True)
     return time.perf_counter() - started, json.loads(output.read_text(encoding="utf-8"))
 
 

@@ -414,3 +414,10 @@ def test_allow_read_is_recorded_and_only_then_readable(plugins):
     assert result.exit_code == 0, result.output
     assert entry(report)["identity"]["config"] == {"sees": True}
     assert entry(report)["identity"]["sandbox"] == {"tool": "bubblewrap", "allow_read": [str(extra)]}
+
+
+@pytest.mark.parametrize("option", [("--sandbox", "none"), ("--allow-read", ".")])
+def test_memrecalls_own_systems_take_no_sandbox_options(tmp_path, option):
+    result = run("run", "epirec", "--system", "recency", *option, "--data", MINI_RELEASE, "--output", tmp_path / "r")
+    assert result.exit_code == 2 and not (tmp_path / "r").exists()
+    assert f"Invalid value for '{option[0]}': recency is memrecall's own code and needs no worker" in result.output

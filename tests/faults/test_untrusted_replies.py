@@ -102,7 +102,7 @@ def test_a_worker_that_writes_part_of_a_frame_or_a_huge_length_is_stopped(tmp_pa
     assert time.monotonic() - started < 30
 
 
-SERVER = r'''
+SERVER = r"""
 import json
 import socket
 import sys
@@ -148,7 +148,7 @@ while True:
     else:
         connection.sendall(HEAD % len(body) + body)
     connection.close()
-'''
+"""
 
 
 @pytest.mark.parametrize(

@@ -209,6 +209,8 @@ def run(
         click.echo(f"loading {path}...", err=True)
     loaded = benchmark.load(path, **options)
     check_trec_ids(loaded.task, rankings_format if export_rankings else "jsonl")
+    key_path = sign_key if isinstance(sign_key, (str, Path)) else None
+    never_shown = (path, cache_dir, output, export_rankings, export_official_log, per_query, report_dir, key_path)
     where = make_executor_from(executor, workers, ray_address)
     encoder.attach(where)
     result = run_system(
@@ -227,8 +229,7 @@ def run(
         pass_env=pass_env,
         sandbox=sandbox,
         allow_read=allow_read,
-        hidden=[p for p in (path, cache_dir, output, export_rankings, export_official_log, per_query, report_dir,
-                            sign_key if isinstance(sign_key, (str, Path)) else None) if p],  # fmt: skip
+        hidden=[p for p in never_shown if p],  # data, outputs, cache and key: never in a sandbox
         full_rankings=export_official_log is not None,  # an official log holds whole rankings, and k up to 50
         unit=unit,
     )
