@@ -420,4 +420,4 @@ def test_allow_read_is_recorded_and_only_then_readable(plugins):
 def test_memrecalls_own_systems_take_no_sandbox_options(tmp_path, option):
     result = run("run", "epirec", "--system", "recency", *option, "--data", MINI_RELEASE, "--output", tmp_path / "r")
     assert result.exit_code == 2 and not (tmp_path / "r").exists()
-    assert f"Invalid value for '{option[0]}': recency is memrecall's own code and needs no worker" in result.output
+    assert f"Invalid value for {option[0]}: recency is memrecall's own code and needs no worker" in result.output
