@@ -421,3 +421,33 @@ def test_memrecalls_own_systems_take_no_sandbox_options(tmp_path, option):
     result = run("run", "epirec", "--system", "recency", *option, "--data", MINI_RELEASE, "--output", tmp_path / "r")
     assert result.exit_code == 2 and not (tmp_path / "r").exists()
     assert f"Invalid value for {option[0]}: recency is memrecall's own code and needs no worker" in result.output
+
+
+def test_the_data_file_is_covered_even_inside_the_plug_ins_own_folder(plugins):
+    package = plugins / "inside"
+    package.mkdir()
+    data = package / "epirec.json"
+    data.write_bytes(Path(MINI_RELEASE).read_bytes())
+    (package / "__init__.py").write_text(
+        textwrap.dedent(f'''
+        class Peek:
+            def index(self, documents):
+                self.ids = [d.id for d in documents]
+
+            def rank(self, query):
+                return list(self.ids)
+
+            def config(self):
+                try:
+                    with open({str(data)!r}, "rb") as handle:
+                        return {{"bytes": len(handle.read())}}
+                except OSError as exc:
+                    return {{"error": type(exc).__name__}}
+        '''),
+        encoding="utf-8",
+    )
+    output = plugins / "r.json"
+    result = run("run", "epirec", "--system", "inside:Peek", "--data", data, "--quiet", "--output", output)
+    assert result.exit_code == 0, result.output
+    assert entry(json.loads(output.read_text()))["identity"]["config"] == {"error": "PermissionError"}
+    assert data.stat().st_size > 0

@@ -156,8 +156,9 @@ def bwrap_command(argv: Sequence[str], mounts: Mounts, environ: dict[str, str]) 
             bound.append(path)
     for path in mounts.writable:
         command += ["--bind", path, path]
-    for hidden in sorted({str(Path(p).absolute()) for p in mounts.hidden}):
-        if os.path.exists(hidden) and _under(hidden, bound):  # never bound: covered where a bound folder holds it
+    real_bound = [os.path.realpath(p) for p in bound]
+    for hidden in sorted({os.path.realpath(p) for p in mounts.hidden}):  # a link's target is what it shows
+        if os.path.exists(hidden) and _under(hidden, real_bound):  # never bound: covered where a bound folder has it
             command += ["--tmpfs", hidden] if os.path.isdir(hidden) else ["--ro-bind", "/dev/null", hidden]
     env = {**environ, "HOME": SCRATCH, "TMPDIR": SCRATCH, **mounts.extra_env}
     command += ["--clearenv"]
