@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up .venv with memrecall. `bootstrap.sh` installs what baseline, run and evaluate need; `bootstrap.sh test`
 # adds the `test` extra (test tools, Ray, the adapters' stacks). Safe to run again: it skips what is done.
+# It also installs bubblewrap (apt-get, when run as root and it is missing), the sandbox plug-ins run in.
 # torch is installed first, pinned and CPU-only, so that sentence-transformers never pulls a CUDA build.
 # Where it comes from: MEMRECALL_TORCH_INDEX, a pip index URL added beside pip's configured index. The
 # default, "auto", uses a local torch wheel when pip's find-links (PIP_FIND_LINKS) holds one, and PyTorch's
@@ -15,6 +16,16 @@ case "${1:-}" in
   test) target=".[test]" ;;
   *) echo "usage: bash scripts/bootstrap.sh [test]" >&2; exit 2 ;;
 esac
+# bubblewrap: every plug-in worker and service process runs inside it (docs/verification.md)
+if ! command -v bwrap > /dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+    echo "bubblewrap from apt-get" >&2
+    apt-get install -y -qq bubblewrap > /dev/null || { apt-get update -qq && apt-get install -y -qq bubblewrap > /dev/null; }
+  else
+    echo "warning: bubblewrap (bwrap) is missing: plug-in runs are refused without --sandbox none;" \
+      "install it as root (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf install bubblewrap)" >&2
+  fi
+fi
 stamp=".venv/.memrecall-installed"
 sources="torch==${TORCH_VERSION} $(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
 want="$sources $target"

@@ -163,9 +163,9 @@ class FlagFlip(StoreOrder):
 
 
 class KeyThief(StoreOrder):
-    """Looks for the signing key everywhere a plug-in can reach, and writes down what it found."""
+    """Looks for the signing key everywhere a plug-in can reach, and says what it found in its config."""
 
-    def prepare(self, task):
+    def config(self):
         found = []
         if "MEMRECALL_SIGN_KEY" in os.environ:
             found.append("environment: " + os.environ["MEMRECALL_SIGN_KEY"])
@@ -179,8 +179,7 @@ class KeyThief(StoreOrder):
         except ImportError:
             pass
         found += ["object: " + type(o).__name__ for o in gc.get_objects() if "PrivateKey" in type(o).__name__]
-        with open("theft.json", "w", encoding="utf-8") as out:
-            json.dump(found, out)
+        return {"found": found}
 
 
 class Impersonator(StoreOrder):
@@ -254,7 +253,7 @@ def test_a_cheat_scores_what_the_honest_plug_in_scores(cheats, benchmark, cheat,
     assert results_of(report) == results_of(reference)
     identity = report["content"]["systems"][cheat]["identity"]
     assert (identity["isolation"], identity["spec"], identity["class"]) == (
-        "process",
+        "sandbox",
         f"cheats:{cheat}",
         f"cheats.{cheat}",
     )
@@ -306,7 +305,7 @@ def test_no_key_path_or_key_reaches_a_plug_in(cheats, executor, monkeypatch):
     extra = ("--executor", "ray", "--workers", "2") if executor == "ray" else ()
     result, report = run_cheat(cheats, "epirec", "KeyThief", *extra)
     assert result.exit_code == 0, result.output
-    assert json.loads((cheats / "theft.json").read_text(encoding="utf-8")) == []
+    assert report["content"]["systems"]["KeyThief"]["identity"]["config"] == {"found": []}
     checks = verify_report(report, [keys / "lab.pub"])
     assert [c.name for c in checks if c.ok][-1].startswith("trusted key ") and all(c.ok for c in checks)
 

@@ -255,8 +255,10 @@ PLUG_IN = "class StoreOrder:\n    def index(self, documents):\n        self.ids 
     "    def rank(self, query):\n        return list(self.ids)\n"  # fmt: skip
 
 
-@pytest.mark.parametrize(("isolation", "shown"), [("process", "isolated"), ("none", None)])
-def test_a_plug_in_row_says_isolated_and_one_that_shared_the_interpreter_is_refused(
+@pytest.mark.parametrize(
+    ("isolation", "shown"), [("sandbox", "sandboxed"), ("process", None), ("none", None)]
+)
+def test_a_plug_in_row_says_sandboxed_and_one_run_unsandboxed_is_refused(
     site, tmp_path, monkeypatch, isolation, shown
 ):
     from conftest import MINI_RELEASE
@@ -268,16 +270,17 @@ def test_a_plug_in_row_says_isolated_and_one_that_shared_the_interpreter_is_refu
     stem = entries / "epirec" / "shady"
     args = ["run", "epirec", "--system", "shady:StoreOrder", "--name", "shady", "--data", MINI_RELEASE, "--quiet"]
     args += ["--resamples", "200", "--output", f"{stem}.report.json", "--export-rankings", f"{stem}.rankings.jsonl"]
-    assert run(*args, *(["--in-process"] if isolation == "none" else [])).exit_code == 0
+    how = {"sandbox": [], "process": ["--sandbox", "none"], "none": ["--in-process"]}[isolation]
+    assert run(*args, *how).exit_code == 0
     result = run("leaderboard", entries, "--out", tmp_path / "site", *DATA)
     if shown is None:
-        assert result.exit_code == 1 and "isolation: none" in result.output
+        assert result.exit_code == 1 and f"isolation: {isolation}" in result.output
         assert not (tmp_path / "site").exists()
         return
     assert result.exit_code == 0, result.output
     page = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     row = next(line for line in page.split("<tr>") if ">shady<" in line)
-    assert '<span class="badge code">isolated</span>' in row
+    assert '<span class="badge code">sandboxed</span>' in row
     own = next(line for line in page.split("<tr>") if ">fts5<" in line)
     assert '<span class="badge code">memrecall&#x27;s own</span>' in own or "memrecall's own" in own
 

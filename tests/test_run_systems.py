@@ -116,7 +116,7 @@ def test_outside_class_runs_on_every_benchmark_and_replays_through_evaluate(outs
     ran, scored = report["content"]["systems"]["overlap"], replayed["content"]["systems"]["overlap"]
     assert scored.pop("identity") == {"origin": "rankings file"}
     identity = ran.pop("identity")
-    assert (identity["origin"], identity["isolation"], identity["spec"]) == ("run", "process", "my_memory:WordOverlap")
+    assert (identity["origin"], identity["isolation"], identity["spec"]) == ("run", "sandbox", "my_memory:WordOverlap")
     assert identity["class"] == "my_memory.WordOverlap" and identity["source_file"] == "my_memory.py"
     assert identity["source_sha256"] == hashlib.sha256((outside / "my_memory.py").read_bytes()).hexdigest()
     assert replayed["content"] == report["content"]  # all else alike: the same rankings give the same numbers
@@ -288,7 +288,7 @@ def test_an_installed_package_registers_a_system_through_the_entry_point_group(t
         "acme-memory",
         "0.1",
     )
-    assert identity["source_file"] == "__init__.py" and identity["isolation"] == "process"
+    assert identity["source_file"] == "__init__.py" and identity["isolation"] == "sandbox"
 
 
 @pytest.mark.parametrize("benchmark", ["epirec", "locomo"])

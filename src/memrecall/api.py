@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from memrecall.data.model import Ranking
 from memrecall.errors import ConfigError
 from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
-from memrecall.running.boundary.identity import RANKINGS_FILE, plugin_identity, source_facts
+from memrecall.running.boundary.identity import RANKINGS_FILE, code_manifest, plugin_identity, source_facts
 from memrecall.running.boundary.isolated import rank_plugin
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT
 from memrecall.running.executors import executor_facts
@@ -23,6 +23,7 @@ from memrecall.scoring.depth import cut_offs
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.per_query import per_query_rows
 from memrecall.systems.contract import adapt, unwrapped
+from memrecall.systems.sandbox import described
 
 
 @dataclass
@@ -145,6 +146,9 @@ def run_system(
     pass_env: Sequence[str] = (),
     full_rankings: bool = False,
     unit: str | None = None,
+    sandbox: str = "bwrap",
+    allow_read: Sequence[str | Path] = (),
+    hidden: Sequence[str | Path] = (),
 ) -> Result:
     """Run a system on a benchmark; its rankings are checked strictly, and the report names the code that ran.
 
@@ -162,11 +166,17 @@ def run_system(
     then asked for whole stores, so every ranking reaches k distinct sessions. Queries an adapter answered
     with NotMeasurable (nothing it returned maps back to an id) are left out of the scored population and
     listed with their reasons under the report's `dataset.not_measurable` (see memrecall.data.measured).
+    A plug-in spec's worker runs inside bubblewrap (`sandbox="bwrap"`, refused where it cannot run) or not
+    (`sandbox="none"`); `allow_read` adds folders it may read, recorded; `hidden` names paths it must never
+    see (the data file and the embedding cache are always hidden).
     """
     bench = _benchmark(benchmark)
     scoring = bench.scoring(seed=seed, resamples=resamples, metrics=metrics)
     plugin, adapter = _resolve(system, name, bench, encoder, show_progress, in_process, worker_timeout, pass_env)
-    loaded = loaded or bench.load(bench.resolve_data(Path(data) if data else None))
+    data_path = bench.resolve_data(Path(data) if data else None) if loaded is None else None
+    if plugin is not None:
+        plugin = _sandboxed(plugin, sandbox, allow_read, [*hidden, *([data_path] if data_path else [])], encoder)
+    loaded = loaded or bench.load(data_path)
     # systems rank down to the deepest cut-off scored (the scoring depth, or a deeper --metrics k)
     depth = None if scoring.depth is None else max([scoring.depth, *cut_offs(scoring.requested)])
     depth = None if _flag(full_rankings, "full_rankings") or unit is not None else depth
@@ -174,8 +184,10 @@ def run_system(
     identities = {}
     if plugin is not None:
         source = source_facts(plugin.spec, plugin.built)  # read before the plug-in is imported
+        plugin = replace(plugin, code=code_manifest(plugin.spec, plugin.built))  # the only plug-in code it runs
         run, declared = rank_plugin(plugin, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
-        identities[run.name] = plugin_identity(plugin.spec, plugin.isolation, source, declared)
+        box = described(plugin.mounts) if plugin.mounts is not None else None
+        identities[run.name] = plugin_identity(plugin.spec, plugin.isolation, source, declared, plugin.code, box)
     else:
         run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
     env = {
@@ -196,6 +208,22 @@ def run_system(
 def _at_unit(loaded: Loaded, unit: str | None) -> Loaded:
     """The loaded task as it is scored at `unit` (itself when unit is None)."""
     return loaded if unit is None else Loaded(*unit_view(loaded.task, loaded.dataset, unit))
+
+
+def _sandboxed(plugin, sandbox: str, allow_read, hidden, encoder):
+    """The plug-in with its sandbox settled: bwrap checked here (one line when it cannot run), or none."""
+    from memrecall.encoding.embeddings import cache_dir
+    from memrecall.systems.sandbox import check_sandbox
+
+    if plugin.isolation != "process" or sandbox == "none":
+        check_sandbox(sandbox) if sandbox != "bwrap" else None
+        return plugin
+    check_sandbox(sandbox)
+    cache = cache_dir(getattr(encoder, "cache", None))
+    hide = tuple(str(Path(p).absolute()) for p in [*hidden, cache])
+    return replace(
+        plugin, isolation="sandbox", allow_read=tuple(str(Path(p).absolute()) for p in allow_read), hidden=hide
+    )
 
 
 def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, pass_env):

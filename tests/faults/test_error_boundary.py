@@ -223,5 +223,5 @@ def test_an_unpicklable_plug_in_runs_under_ray_since_each_worker_builds_its_own(
     )
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert report["content"]["systems"]["locked"]["identity"]["isolation"] == "process"
+    assert report["content"]["systems"]["locked"]["identity"]["isolation"] == "sandbox"
     assert report["env"]["executor"] == "ray"

@@ -97,6 +97,21 @@ IN_PROCESS = "--in-process"
     metavar="NAME",
     help="An environment variable the plug-in's worker may see beyond the allow-list (repeat).",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "none"]),
+    default="bwrap",
+    show_default=True,
+    help="bwrap: the plug-in's worker runs inside bubblewrap (refused where it cannot run); none: a plain worker "
+    "process (isolation: process, which the leaderboard refuses).",
+)
+@click.option(
+    "--allow-read",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    metavar="PATH",
+    help="A file or folder the sandboxed plug-in may read (repeat); recorded in signed content.",
+)
 @click.option("--quiet", is_flag=True, help="No progress bar and no table.")
 def run(
     benchmark_name,
@@ -127,6 +142,8 @@ def run(
     in_process,
     worker_timeout,
     pass_env,
+    sandbox,
+    allow_read,
     quiet,
 ) -> None:
     """Run a system on a benchmark; its rankings are checked like a rankings file.
@@ -159,8 +176,9 @@ def run(
     if problem:
         raise click.BadParameter(problem, param_hint="--name")
     check_pass_env(pass_env)  # before any work, not when the worker starts
-    if trusted and (pass_env or worker_timeout != DEFAULT_TIMEOUT):
-        what = "--pass-env" if pass_env else "--worker-timeout"
+    if trusted and (pass_env or worker_timeout != DEFAULT_TIMEOUT or allow_read or sandbox != "bwrap"):
+        what = next(o for o, v in [("--pass-env", pass_env), ("--worker-timeout", worker_timeout != DEFAULT_TIMEOUT),
+                                   ("--allow-read", allow_read), ("--sandbox", True)] if v)  # fmt: skip
         raise click.BadParameter(f"{system_spec} is memrecall's own code and needs no worker", param_hint=what)
     if output is None and name is not None:
         name_part(name, "--name")  # a name no file name can be made from is refused before any work
@@ -191,6 +209,8 @@ def run(
         click.echo(f"loading {path}...", err=True)
     loaded = benchmark.load(path, **options)
     check_trec_ids(loaded.task, rankings_format if export_rankings else "jsonl")
+    key_path = sign_key if isinstance(sign_key, (str, Path)) else None
+    never_shown = (path, cache_dir, output, export_rankings, export_official_log, per_query, report_dir, key_path)
     where = make_executor_from(executor, workers, ray_address)
     encoder.attach(where)
     result = run_system(
@@ -207,6 +227,9 @@ def run(
         in_process=in_process,
         worker_timeout=worker_timeout,
         pass_env=pass_env,
+        sandbox=sandbox,
+        allow_read=allow_read,
+        hidden=[p for p in never_shown if p],  # data, outputs, cache and key: never in a sandbox
         full_rankings=export_official_log is not None,  # an official log holds whole rankings, and k up to 50
         unit=unit,
     )

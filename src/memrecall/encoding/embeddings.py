@@ -11,8 +11,8 @@ import numpy as np
 
 from memrecall.encoding.backends import EncoderBackend
 from memrecall.encoding.sources import HUB_MODEL, MODEL_ENV, ModelSource, identified, resolve_model, weights_sha256
-from memrecall.encoding.vector_cache import VectorCache
-from memrecall.errors import ConfigError
+from memrecall.encoding.vector_cache import CHECK_TOLERANCE, VectorCache, check_sample
+from memrecall.errors import ConfigError, DatasetError
 
 __all__ = ["HUB_MODEL", "MODEL_ENV", "ModelSource", "resolve_model", "weights_sha256"]  # moved to sources.py
 CACHE_ENV = "MEMRECALL_CACHE"
@@ -154,6 +154,7 @@ class Encoder:
         self._device: str | None = None
         self.runner = runner or local_runner
         self.encoded_count = 0
+        self.checked_count = 0
 
     @property
     def device(self) -> str:
@@ -203,18 +204,45 @@ class Encoder:
         """Normalised float32 vectors for texts as the model sees them, computing only those missing from the cache."""
         keys = [text_sha256(t) for t in texts]
         cached = self._cache.get_many(self.cache_key, list(dict.fromkeys(keys)))
-        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in cached}
+        by_key = dict(zip(keys, texts, strict=True))
+        if cached:
+            self.check_cached(cached, by_key)
+        missing = {k: t for k, t in by_key.items() if k not in cached}
         if missing:
-            batches = encoding_batches(missing, tokens=self.token_counts(missing))
             fresh: dict[str, np.ndarray] = {}
-            for index, vectors in self.runner(self, [[t for _, t in batch] for batch in batches]):
-                fresh.update(zip((k for k, _ in batches[index]), vectors, strict=True))
+            for batch_keys, vectors in self.encode_batches(missing):
+                fresh.update(zip(batch_keys, vectors, strict=True))
                 if progress:
-                    progress(len(batches[index]))
+                    progress(len(batch_keys))
             self._cache.put_many(self.cache_key, fresh)
             self.encoded_count += len(fresh)
             cached.update(fresh)
         return np.stack([cached[k] for k in keys]) if keys else np.zeros((0, 0), dtype=np.float32)
+
+    def encode_batches(self, texts: dict[str, str]) -> Iterator[tuple[list[str], np.ndarray]]:
+        """(sha256s, vectors) of each fixed batch of `texts` (sha256 -> text), as the runner encodes them."""
+        batches = encoding_batches(texts, tokens=self.token_counts(texts))
+        for index, vectors in self.runner(self, [[t for _, t in batch] for batch in batches]):
+            yield [k for k, _ in batches[index]], vectors
+
+    def check_cached(self, cached: dict[str, np.ndarray], texts: dict[str, str]) -> None:
+        """Re-encode a sample of the vectors read from the cache; refuse the run, naming the cache file, when any
+        differs from its fresh encoding by more than CHECK_TOLERANCE (the cache was altered or damaged)."""
+        sample = {k: texts[k] for k in check_sample(list(cached))}
+        bad, worst = 0, 0.0
+        for batch_keys, vectors in self.encode_batches(sample):
+            for key, vector in zip(batch_keys, vectors, strict=True):
+                difference = float(np.max(np.abs(cached[key] - vector)))
+                bad, worst = bad + (difference > CHECK_TOLERANCE), max(worst, difference)
+        self.checked_count += len(sample)
+        if bad:
+            raise DatasetError(
+                str(self._cache.path),
+                "",
+                f"{bad} of {len(sample)} cached vectors re-encoded for {self.source.model_id} differ from a fresh "
+                f"encoding (by up to {worst:.3g}; the tolerance is {CHECK_TOLERANCE:g}): the cache was altered or "
+                "damaged; delete it and run again",
+            )
 
     def token_counts(self, texts: dict[str, str]) -> dict[str, int] | None:
         """sha256 -> token count for the onnx backend, which batches texts of one length; None for torch."""
@@ -233,6 +261,7 @@ class Encoder:
             "encoder_backend": f"{self.backend.name} {self.backend.precision}",
             "device": self._device or self.requested_device,
             "texts_encoded": self.encoded_count,
+            "cache_vectors_checked": self.checked_count,
             "damaged_cache_rows_reencoded": self._cache.damaged_rows,
         }
 

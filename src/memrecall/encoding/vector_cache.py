@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import math
+import random
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -13,6 +15,12 @@ import numpy as np
 from memrecall.errors import ConfigError
 
 CACHE_FILE = "vectors-v2.sqlite"
+CHECK_ROWS, CHECK_SHARE = 32, 0.01
+"""Every run re-encodes max(32, 1 %) of the vectors it reads from the cache (all of them when fewer)."""
+CHECK_TOLERANCE = 5e-3
+"""The largest difference in any component between a cached vector and a fresh encoding of its text: batch
+composition moves the last bits (1.3e-7 measured for MiniLM in torch), quantized backends more, and an
+altered or damaged row far more."""
 LOCK_TIMEOUT_SECONDS = 5.0
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, text_sha256 TEXT NOT NULL, dim INTEGER NOT NULL, "
@@ -24,6 +32,13 @@ _SCHEMA = (
 def vector_checksum(blob: bytes) -> str:
     """sha256 of a vector's float32 bytes, 16 hex digits: what proves a cached row is the one written."""
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def check_sample(keys: Sequence[str], draw: random.Random | None = None) -> list[str]:
+    """The cached keys to re-encode: max(CHECK_ROWS, CHECK_SHARE of them), drawn afresh each run (a fixed seed
+    would tell whoever altered the cache which rows are checked), in key order."""
+    count = min(len(keys), max(CHECK_ROWS, math.ceil(CHECK_SHARE * len(keys))))
+    return sorted((draw or random.SystemRandom()).sample(sorted(keys), count))
 
 
 def warn(message: str) -> None:

@@ -45,7 +45,12 @@ def badge(state: str) -> str:
     return f'<span class="badge {html_attr(kind)}">{html_text(state)}</span>'
 
 
-CODE_BADGES = {"own code": "memrecall's own", "process": "isolated", "rankings file": "rankings file"}
+CODE_BADGES = {
+    "own code": "memrecall's own",
+    "sandbox": "sandboxed",
+    "process": "isolated, unsandboxed",
+    "rankings file": "rankings file",
+}
 
 
 def code_badge(entry: Entry) -> str:

@@ -120,6 +120,12 @@ def read_entries(
     return [read_entry(path, data, keys) for path in paths]
 
 
+UNSANDBOXED = {
+    "none": "its plug-in shared the scorer's interpreter (isolation: none, --in-process); run it sandboxed",
+    "process": "its plug-in ran outside the sandbox (isolation: process, --sandbox none); run it sandboxed",
+}
+
+
 def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()) -> Entry:
     """One report with its rankings (SYSTEM.rankings.jsonl beside it) and scores, checked and verified."""
     try:
@@ -132,8 +138,8 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
         problem = "not a one-system report (memrecall run or sweep writes those)"
     if problem is None and content.get("benchmark") not in BENCHMARKS:
         problem = f"unknown benchmark {content.get('benchmark')!r}"
-    if problem is None and isolation(content, content["system_order"][0]) == "none":
-        problem = "its plug-in shared the scorer's interpreter (isolation: none, --in-process); run it isolated"
+    if problem is None and isolation(content, content["system_order"][0]) in UNSANDBOXED:
+        problem = UNSANDBOXED[isolation(content, content["system_order"][0])]
     if problem:
         raise DatasetError(str(path), "", problem)
     stem = path.name.removesuffix(".report.json")

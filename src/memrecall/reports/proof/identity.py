@@ -15,8 +15,9 @@ def system_identity(content: dict, name: str) -> dict | None:
 
 
 def isolation(content: dict, name: str) -> str:
-    """`own code`, `process` (a plug-in in its own worker), `none` (a plug-in that shared the interpreter),
-    or `rankings file` (scored from a file: the code is not recorded)."""
+    """`own code`, `sandbox` (a plug-in in its own worker inside bubblewrap), `process` (in its own worker,
+    unsandboxed), `none` (a plug-in that shared the interpreter), or `rankings file` (scored from a file: the
+    code is not recorded)."""
     identity = system_identity(content, name)
     if identity is None:
         return "own code"
@@ -40,10 +41,17 @@ def describe_identity(content: dict, name: str) -> str:
         if identity.get("source_sha256")
         else "source file not found"
     )
-    where = (
-        "in its own worker process"
-        if identity.get("isolation") == "process"
-        else "in the scorer's own interpreter (isolation: none)"
-    )
+    code = identity.get("code")
+    if isinstance(code, dict) and code.get("manifest_sha256"):
+        count = len(code.get("files") or ())
+        source += f"; {count} code file(s), manifest sha256 {str(code['manifest_sha256'])[:16]}"
+    where = WHERE.get(str(identity.get("isolation")), WHERE["none"])
     spec = identity.get("spec") or "a Python object"
     return f"plug-in {short(str(spec))} (class {short(str(identity.get('class')))}, {source}), run {where}"
+
+
+WHERE = {
+    "sandbox": "in its own worker process inside a bubblewrap sandbox (isolation: sandbox)",
+    "process": "in its own worker process, unsandboxed (isolation: process)",
+    "none": "in the scorer's own interpreter (isolation: none)",
+}

@@ -1,9 +1,10 @@
 """A plug-in run across the trust boundary: sealed view out, plain id lists back, real ids restored, checked.
 
 A plug-in (anything that is not memrecall's own code) sees a sealed task (running/sealing.py) and runs in
-a spawned worker process (running/worker_client.py), or, with `--in-process`, in this interpreter through
-the same session code. Under Ray each ranking task spawns its own worker: nothing of the plug-in runs in
-the driver. Its declarations are read once in a worker and come back as values.
+a spawned worker process (running/worker_client.py) inside bubblewrap (isolation: sandbox), or with
+`--sandbox none` outside it (isolation: process), or, with `--in-process`, in this interpreter through
+the same session code (isolation: none). Under Ray each ranking task spawns its own worker: nothing of
+the plug-in runs in the driver. Its declarations are read once in a worker and come back as values.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, InProcess,
 from memrecall.running.cost import PER_CALL, TimedAnswers, run_cost
 from memrecall.running.limits import TooLong
 from memrecall.running.pipeline import SystemRun, checked_run
+from memrecall.systems.sandbox import Mounts
 
-ISOLATIONS = ("process", "none")
+ISOLATIONS = ("sandbox", "process", "none")
 
 
 @dataclass(frozen=True)
@@ -40,11 +42,34 @@ class Plugin:
     built: Any = None
     timeout: float = DEFAULT_TIMEOUT
     pass_env: tuple[str, ...] = field(default_factory=tuple)
+    allow_read: tuple[str, ...] = field(default_factory=tuple)
+    hidden: tuple[str, ...] = field(default_factory=tuple)
+    code: dict | None = None  # identity.code_manifest(): the hashed files, the only plug-in code the worker runs
 
     @property
     def label(self) -> str:
         """What error lines call it before it has told its name."""
         return self.name or self.spec or type(self.built).__name__
+
+    @property
+    def mounts(self) -> Mounts | None:
+        """What its sandbox binds beside the Python installation (None: no sandbox)."""
+        if self.isolation != "sandbox":
+            return None
+        code: tuple[str, ...] = ()
+        if self.code is not None:
+            root = self.code["root"]
+            code = (root,) if self.code["package"] else tuple(f"{root}/{name}" for name in self.code["files"])
+            code += (self.code["metadata"],) if self.code.get("metadata") else ()
+        return Mounts(code, self.allow_read, self.hidden)
+
+    def worker(self, label: str, cwd: str | None = None) -> Worker:
+        """A fresh worker process for it (sandboxed when its isolation says so)."""
+        return Worker(label, self.timeout, self.pass_env, cwd, self.mounts)
+
+    def load_payload(self, path: Sequence[str], cwd: str) -> dict:
+        """The `load` frame: spec, name, the search path (the scorer's working folder first), the code manifest."""
+        return {"spec": self.spec, "name": self.name, "path": [cwd, *path], "code": self.code}
 
 
 def _open(plugin: Plugin, label: str) -> tuple[Any, dict]:
@@ -58,9 +83,9 @@ def _open(plugin: Plugin, label: str) -> tuple[Any, dict]:
             session = PluginSession.load(str(plugin.spec), plugin.name)
         transport: Any = InProcess(session)
         return transport, _declared(transport.call("declarations", "loading"), label, plugin.spec)
-    worker = Worker(label, plugin.timeout, plugin.pass_env)
+    worker = plugin.worker(label)
     try:
-        declared = worker.call("load", "import and construction", spec=plugin.spec, name=plugin.name, path=sys.path)
+        declared = worker.call("load", "import and construction", **plugin.load_payload(sys.path, os.getcwd()))
         declared = _declared(declared, label, plugin.spec)
     except BaseException:
         worker.kill()
@@ -134,7 +159,7 @@ def rank_plugin(
     seconds = time.perf_counter() - started
     run = checked_run(declared["name"], declared["config"], rows, {}, problems, task, require_full, depth)
     cost = run_cost(outputs, done["prepared"] - started, seconds)
-    if done["facts"].get("peak_rss_mib") is not None and plugin.isolation == "process":
+    if done["facts"].get("peak_rss_mib") is not None and plugin.isolation != "none":
         cost.update(peak_rss_mib=done["facts"]["peak_rss_mib"], peak_rss_scope="the plug-in's worker process")
     run.seconds, run.cost, run.uses_gold_labels = seconds, cost, declared["uses_gold_labels"]
     return run, declared
@@ -237,10 +262,10 @@ def _on_ray(plugin: Plugin, sealed: Sealed, task: Task, tokens: list[str], execu
 
 def _ray_chunk(plugin: Plugin, declared: dict, shared: dict, where: dict, tokens: list[str]) -> dict:
     """In a Ray task: spawn a worker, check it declares what the first did, hand labels, prepare, rank the chunk."""
-    worker = Worker(declared["name"], plugin.timeout, plugin.pass_env, where["cwd"])
+    worker = plugin.worker(declared["name"], where["cwd"])
     try:
         again = _declared(
-            worker.call("load", "import and construction", spec=plugin.spec, name=plugin.name, path=where["path"]),
+            worker.call("load", "import and construction", **plugin.load_payload(where["path"], where["cwd"])),
             declared["name"],
             plugin.spec,
         )

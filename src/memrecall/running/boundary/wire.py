@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import struct
+import time
 from datetime import datetime
 from typing import Any
 
 from memrecall.data.model import Document, PublicTask, Query
 
 HEADER = struct.Struct(">Q")
+MAX_FRAME_BYTES = 256 * 1024 * 1024
+"""The largest frame a worker may send the scorer; a larger announced length is refused before any of it is read."""
+
+
+class FrameTimeout(Exception):
+    """The whole frame did not arrive before its deadline (a header or body left half-written counts)."""
 
 
 def write_frame(fd: int, message: Any) -> None:
@@ -22,10 +30,15 @@ def write_frame(fd: int, message: Any) -> None:
         data = data[written:]
 
 
-def read_exactly(fd: int, count: int) -> bytes | None:
-    """Exactly `count` bytes from fd, or None at end of file (the other side closed or died)."""
+def read_exactly(fd: int, count: int, deadline: float | None = None) -> bytes | None:
+    """Exactly `count` bytes from fd, or None at end of file (the other side closed or died); FrameTimeout
+    when `deadline` (time.monotonic()) passes first."""
     chunks, left = [], count
     while left:
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise FrameTimeout(f"{count - left} of {count} bytes arrived before the deadline")
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
             return None
@@ -34,15 +47,23 @@ def read_exactly(fd: int, count: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def read_frame(fd: int) -> Any:
-    """One frame's JSON value; EOFError at end of file; ValueError when the frame is not JSON."""
-    header = read_exactly(fd, HEADER.size)
+def read_frame(fd: int, deadline: float | None = None, max_bytes: int | None = None) -> Any:
+    """One frame's JSON value, all of it before `deadline`; EOFError at end of file; FrameTimeout; ValueError
+    when the frame announces more than `max_bytes` (refused before reading it), or is not JSON, or nests too
+    deep to parse."""
+    header = read_exactly(fd, HEADER.size, deadline)
     if header is None:
         raise EOFError("the pipe closed")
-    body = read_exactly(fd, HEADER.unpack(header)[0])
+    (size,) = HEADER.unpack(header)
+    if max_bytes is not None and size > max_bytes:
+        raise ValueError(f"a frame of {size} bytes (the limit is {max_bytes})")
+    body = read_exactly(fd, size, deadline)
     if body is None:
         raise EOFError("the pipe closed inside a frame")
-    return json.loads(body.decode("utf-8"))
+    try:
+        return json.loads(body.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("a frame nested too deep") from None
 
 
 def pack_positions(positions: list[int]) -> str:

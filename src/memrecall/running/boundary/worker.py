@@ -60,10 +60,13 @@ class PluginSession:
         self.by_store: dict[str, list[Query]] = {}
 
     @classmethod
-    def load(cls, spec: str, name: str | None, path: Sequence[str] = ()) -> PluginSession:
-        """Import and build the plug-in of `spec` (its search path first), read its name and flag once."""
+    def load(cls, spec: str, name: str | None, path: Sequence[str] = (), code: dict | None = None) -> PluginSession:
+        """Import and build the plug-in of `spec` (its search path first; its own code only from the hashed
+        source bytes of `code`, the scorer's manifest), read its name and flag once."""
+        from memrecall.running.boundary.hashed_import import install
         from memrecall.systems.registry import load_plugin
 
+        install(code)
         for entry in reversed([p for p in path if p not in sys.path]):
             sys.path.insert(0, entry)
         system, default_name = load_plugin(spec)
@@ -158,7 +161,9 @@ def serve(read_fd: int, write_fd: int) -> None:
         started = time.perf_counter()
         try:
             if op == "load":
-                session = PluginSession.load(payload["spec"], payload.get("name"), payload.get("path", ()))
+                session = PluginSession.load(
+                    payload["spec"], payload.get("name"), payload.get("path", ()), payload.get("code")
+                )
                 reply = session.declarations()
             elif session is None:
                 raise SystemFailure("worker: no plug-in loaded")

@@ -1,9 +1,11 @@
 """The scorer's side of the trust boundary: spawn a plug-in worker, talk to it in frames, and end it.
 
-The worker is a fresh interpreter (`python -m memrecall.running.boundary.worker`, never a fork of this process) with
-an allow-listed environment, so no signing key or key path reaches it. Every failure of the worker (an
-error, a crash, a kill, a hang past the timeout, a byte on its stdout) is one line naming the system and
-what it was doing; the worker is killed and nothing is written.
+The worker is a fresh interpreter (`python -B -m memrecall.running.boundary.worker`, never a fork of this process)
+with an allow-listed environment, so no signing key or key path reaches it, writing no bytecode; by default it
+runs inside bubblewrap (systems/sandbox.py), and this process marks itself non-dumpable first.
+Every failure of the worker (an error, a crash, a kill, a hang past the timeout, a
+byte on its stdout) is one line naming the system and what it was doing; the worker is killed and nothing
+is written.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memrecall.errors import ConfigError, MemrecallError, SystemFailure, SystemInterrupted
-from memrecall.running.boundary.wire import read_frame, write_frame
+from memrecall.running.boundary.wire import MAX_FRAME_BYTES, FrameTimeout, read_frame, write_frame
+from memrecall.systems.sandbox import SIGN_KEY_ENV, Mounts, bwrap_command, non_dumpable
 
 DEFAULT_TIMEOUT = 1800.0
 ENV_NAMES = frozenset(
@@ -32,7 +35,7 @@ ENV_NAMES = frozenset(
     }
 )  # fmt: skip
 ENV_PREFIXES = ("LC_",)
-NEVER_PASSED = "MEMRECALL_SIGN_KEY"
+NEVER_PASSED = SIGN_KEY_ENV
 KINDS = {"ConfigError": ConfigError, "SystemInterrupted": SystemInterrupted}
 
 
@@ -64,18 +67,28 @@ class Worker:
     """One spawned worker process for one plug-in; `call` sends an operation and waits for its answer."""
 
     def __init__(
-        self, system: str, timeout: float = DEFAULT_TIMEOUT, pass_env: Sequence[str] = (), cwd: str | None = None
+        self,
+        system: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        pass_env: Sequence[str] = (),
+        cwd: str | None = None,
+        sandbox: Mounts | None = None,
     ) -> None:
         self.system, self.timeout = system, timeout
+        non_dumpable()
         to_child, from_parent = os.pipe()
         from_child, to_parent = os.pipe()
-        command = [sys.executable, "-m", "memrecall.running.boundary.worker", str(to_child), str(to_parent)]
+        command = [sys.executable, "-B", "-m", "memrecall.running.boundary.worker", str(to_child), str(to_parent)]
+        env = {**worker_env(pass_env), "PYTHONDONTWRITEBYTECODE": "1"}
+        self.sandboxed = sandbox is not None
+        if sandbox is not None:
+            command, env, cwd = bwrap_command(command, sandbox, env), {}, None
         try:
             self.process = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
-                env=worker_env(pass_env),
+                env=env,
                 pass_fds=(to_child, to_parent),
                 close_fds=True,
                 cwd=cwd,
@@ -118,21 +131,19 @@ class Worker:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                self.kill()
-                raise SystemFailure(
-                    f"system {self.system}: no answer within {self.timeout:g} s during {doing} "
-                    "(the worker was stopped; --worker-timeout sets the limit)"
-                )
+                raise self._late(doing)
             ready, _, _ = select.select([self.reply_fd, self.stdout_fd], [], [], min(left, 1.0))
             if self.stdout_fd in ready:
                 self._refuse_stdout(doing)
             if self.reply_fd in ready:
-                try:
-                    answer = read_frame(self.reply_fd)
-                except ValueError:
+                try:  # the whole frame, header and body, before the same deadline
+                    answer = read_frame(self.reply_fd, deadline, MAX_FRAME_BYTES)
+                except FrameTimeout:
+                    raise self._late(doing) from None
+                except ValueError as exc:
                     self.kill()
                     raise SystemFailure(
-                        f"system {self.system}: the worker sent a malformed frame during {doing}"
+                        f"system {self.system}: the worker sent a malformed frame during {doing} ({exc})"
                     ) from None
                 if not isinstance(answer, dict):
                     self.kill()
@@ -141,6 +152,14 @@ class Worker:
                 if ready:
                     self._refuse_stdout(doing)
                 return answer
+
+    def _late(self, doing: str) -> SystemFailure:
+        """Stop the worker: no whole answer within the timeout."""
+        self.kill()
+        return SystemFailure(
+            f"system {self.system}: no answer within {self.timeout:g} s during {doing} "
+            "(the worker was stopped; --worker-timeout sets the limit)"
+        )
 
     def _refuse_stdout(self, doing: str) -> None:
         """A plug-in that writes to stdout is refused: stdout is the command's own output."""
@@ -162,6 +181,8 @@ class Worker:
             self.kill()
             code = self.process.wait()
         self.close_pipes()
+        if self.sandboxed and code > 128:  # bwrap exits with 128 + the signal that killed the worker
+            code = 128 - code
         return SystemFailure(f"system {self.system}: the worker process {_died(code)} during {doing}")
 
     def finish(self) -> dict:

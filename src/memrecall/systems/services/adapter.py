@@ -11,7 +11,11 @@ from typing import Any
 from memrecall.errors import SystemFailure
 from memrecall.systems.adapters import common
 from memrecall.systems.contract import NotMeasurable
+from memrecall.systems.services.process import sandbox_fact
 from memrecall.systems.services.spec import Call, PathMissing, ServiceSpec, lookup
+
+MAX_HITS = 10_000
+"""The most hits one search reply may hold beyond twice the store's size; more is refused in one line."""
 
 
 def one_line(text: str, limit: int = 200) -> str:
@@ -133,6 +137,11 @@ class ServiceAdapter(common.StoreCounts):
         if not isinstance(hits, list):
             what = f"{self.spec.search.target}: malformed reply"
             raise SystemFailure(f"{self.name}: {what}: {self.spec.hits!r} is not a list")
+        if len(hits) > MAX_HITS + 2 * len(self._ids):
+            raise SystemFailure(
+                f"{self.name}: {self.spec.search.target}: {len(hits)} hits for a store of {len(self._ids)} "
+                f"documents (at most {MAX_HITS + 2 * len(self._ids)})"
+            )
         if self.spec.score:
             for hit in hits:
                 score = self._get(hit, self.spec.score, self.spec.search)
@@ -164,6 +173,7 @@ class ServiceAdapter(common.StoreCounts):
             else {"match": "text", "text_path": self.spec.text_path, "shared": "the first document in store order"},
             "unreturned": common.UNRETURNED,
             "ties": "the service's order",
+            "sandbox": sandbox_fact(),
         }
 
     def close(self) -> None:

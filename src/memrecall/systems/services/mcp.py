@@ -15,7 +15,14 @@ from typing import Any, TextIO
 
 from memrecall.errors import SystemFailure
 from memrecall.systems.services.adapter import ServiceAdapter, one_line
-from memrecall.systems.services.process import died, recorded_exit, server_env, server_values, with_exit_line
+from memrecall.systems.services.process import (
+    died,
+    recorded_exit,
+    sandboxed,
+    server_env,
+    server_values,
+    with_exit_line,
+)
 from memrecall.systems.services.spec import Call, ServiceSpec, fill
 
 STOP_WAIT = 10.0  # seconds for the owner task to close the session and the server after stdin is closed
@@ -88,7 +95,7 @@ class McpServiceAdapter(ServiceAdapter):
         folder = self._folder.store_folder()
         values = server_values(self.spec, folder, None)
         argv = with_exit_line([str(fill(part, values)) for part in self.spec.command])
-        env = server_env(self.spec, values)
+        argv, env = sandboxed(argv, server_env(self.spec, values), values, host_network=False)
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(folder))
         self._log = folder / "server-stderr.log"
         self._errlog = open(self._log, "w", encoding="utf-8")  # noqa: SIM115 - the server's stderr, its whole life

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,6 +14,7 @@ from typing import Any
 
 from memrecall.errors import SystemFailure
 from memrecall.systems.adapters import common
+from memrecall.systems.sandbox import SIGN_KEY_ENV, Mounts, bwrap_command, bwrap_problem, non_dumpable
 from memrecall.systems.services.spec import ServiceSpec, fill
 
 EXIT_MARK = "memrecall: the server exited with code "
@@ -43,7 +45,35 @@ def server_values(spec: ServiceSpec, folder: Path, port: int | None) -> dict[str
 def server_env(spec: ServiceSpec, values: dict[str, Any]) -> dict[str, str]:
     """memrecall's environment, common.OFFLINE_ENV, HOME = the folder, then the spec's own env (filled)."""
     own = {key: str(fill(value, values)) for key, value in spec.env.items()}
-    return {**os.environ, **common.OFFLINE_ENV, "HOME": values["folder"], **own}
+    inherited = {key: value for key, value in os.environ.items() if key != SIGN_KEY_ENV}  # never the key's path
+    return {**inherited, **common.OFFLINE_ENV, "HOME": values["folder"], **own}
+
+
+def sandboxed(
+    argv: list[str], env: dict[str, str], values: dict[str, Any], host_network: bool
+) -> tuple[list[str], dict[str, str]]:
+    """argv run inside bubblewrap (systems/sandbox.py): its folder read-write and its working folder,
+    the service file's folder, the command and the local model read-only, no other file of this machine's
+    users; its own network namespace (stdio services) or the host's (HTTP services). Where bubblewrap cannot
+    run, (argv, env) as they are, with one warning; the adapter's config says which."""
+    non_dumpable()
+    problem = bwrap_problem()
+    if problem:
+        print(f"warning: the service runs unsandboxed: {problem}", file=sys.stderr)
+        return argv, env
+    found = shutil.which(argv[0]) if argv else None
+    code = [values["spec_dir"], *([str(Path(found).resolve())] if found else [])]
+    code += [values["local_model"]] if values.get("local_model") else []
+    folder = values["folder"]
+    mounts = Mounts(code=tuple(code), writable=(folder,), workdir=folder, host_network=host_network,
+                    extra_env={"HOME": folder})  # fmt: skip
+    return bwrap_command(argv, mounts, env), {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+
+def sandbox_fact() -> str:
+    """What a service's config says of its sandbox."""
+    problem = bwrap_problem()
+    return f"none ({problem})" if problem else "bubblewrap"
 
 
 def last_line(log: Path) -> str:

@@ -1,0 +1,453 @@
+"""The four cheats of issue 48, rebuilt: each scores what an honest plug-in scores, or is refused.
+
+Reading the scorer's memory through /proc, poisoning the embedding cache, running stale bytecode behind an
+innocent file of the same size and mtime, and a detached child that outlives the run. Each runs inside the
+bubblewrap sandbox, locally and (the slow variants) on Ray; where the sandbox is what stops a cheat, the same
+cheat run with `--sandbox none` shows that the test can see it succeed. These tests never skip in CI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import py_compile
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import MINI_RELEASE, run
+
+from memrecall.systems.sandbox import bwrap_problem
+
+
+@pytest.fixture(autouse=True)
+def bubblewrap():
+    """The sandbox must run here; in CI a missing bwrap fails instead of skipping."""
+    problem = bwrap_problem()
+    if problem and os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true and the sandbox cannot run: {problem}")
+    if problem:
+        pytest.skip(problem)
+
+
+HONEST = '''
+import os
+import re
+import sqlite3
+import sys
+import time
+
+
+class StoreOrder:
+    """The honest reference: every document in store order."""
+
+    def index(self, documents):
+        self.ids = [d.id for d in documents]
+
+    def rank(self, query):
+        return list(self.ids)
+
+
+class ProcReader(StoreOrder):
+    """Finds the scorer by its parent pid and by scanning /proc/*/cmdline, then reads its memory and
+    environment; ranks first every document whose opaque id it found next to a real EpiRec id."""
+
+    def __init__(self):
+        self.reach = {"scorers": 0, "environ_bytes": 0, "memory_bytes": 0}
+        self.memory = b""
+        own = {os.getpid(), os.getppid()} if os.getppid() == 1 else {os.getpid()}
+        candidates = [os.getppid(), *(int(p) for p in os.listdir("/proc") if p.isdigit())]
+        for pid in dict.fromkeys(candidates):
+            if pid in own:
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    command = handle.read()
+            except OSError:
+                continue
+            if b"bwrap" in command.split(b"\\0")[0] or not re.search(rb"memrecall|pytest|ray", command):
+                continue
+            self.reach["scorers"] += 1
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as handle:
+                    self.reach["environ_bytes"] += len(handle.read())
+            except OSError:
+                pass
+            self.memory += self.read_memory(pid)
+        self.reach["memory_bytes"] = len(self.memory)
+
+    @staticmethod
+    def read_memory(pid):
+        found = []
+        try:
+            with open(f"/proc/{pid}/maps", encoding="utf-8") as handle:
+                regions = [line.split()[0] for line in handle if " rw" in line]
+            with open(f"/proc/{pid}/mem", "rb") as memory:
+                for region in regions[:400]:
+                    start, end = (int(x, 16) for x in region.split("-"))
+                    if end - start > 32 << 20:
+                        continue
+                    try:
+                        memory.seek(start)
+                        found.append(memory.read(end - start))
+                    except (OSError, ValueError, OverflowError):
+                        continue
+        except OSError:
+            pass
+        return b"".join(found)
+
+    def config(self):
+        return {"reach": self.reach}
+
+    def rank(self, query):
+        near = {i for i in self.ids if self.memory and self.memory.find(i.encode()) >= 0
+                and query.id.encode() in self.memory}
+        return sorted(self.ids, key=lambda i: i not in near)
+
+
+CACHE = __CACHE__
+
+
+class CachePoisoner(StoreOrder):
+    """Rewrites every row of the scorer's embedding cache to one vector, checksum recomputed."""
+
+    def __init__(self):
+        self.done = {"seen": os.path.exists(CACHE), "rows": 0}
+        try:
+            import hashlib
+
+            db = sqlite3.connect(CACHE)
+            rows = db.execute("SELECT model, text_sha256, length(vector) FROM vectors").fetchall()
+            with db:
+                for model, key, size in rows:
+                    blob = b"\\x00" * size
+                    checksum = hashlib.sha256(blob).hexdigest()[:16]
+                    db.execute("UPDATE vectors SET vector = ?, checksum = ? WHERE model = ? AND text_sha256 = ?",
+                               [blob, checksum, model, key])
+            self.done["rows"] = len(rows)
+        except Exception as exc:
+            self.done["error"] = type(exc).__name__
+
+    def config(self):
+        return self.done
+
+
+REPORT = __REPORT__
+MARK = __MARK__
+
+
+class Leaver(StoreOrder):
+    """Double-forks a detached child that outlives the run, rewrites the report, then lingers as `sleep MARK`."""
+
+    def __init__(self):
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                for fd in range(3, 256):
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+                time.sleep(1.0)
+                try:
+                    with open(REPORT, "w", encoding="utf-8") as out:
+                        out.write("{}")
+                except OSError:
+                    pass
+                os.execv("/bin/sleep", ["sleep", MARK])
+            os._exit(0)
+        os.wait()
+'''
+
+STALE = '''
+class Stale:
+    """{which}"""
+
+    def index(self, documents):
+        self.ids = [d.id for d in documents]
+
+    def rank(self, query):
+        return list(self.ids)
+
+    def config(self):
+        return {{"version": "{version}"}}
+'''
+
+
+@pytest.fixture
+def plugins(tmp_path, monkeypatch):
+    """The cheats' module in a folder outside the repo, also the working folder; the cache and report paths
+    the cheats aim at are written into it."""
+    mark = f"{time.time() % 1000:.6f}"
+    text = HONEST.replace("__CACHE__", repr(str(tmp_path / "cache" / "vectors-v2.sqlite")))
+    text = text.replace("__REPORT__", repr(str(tmp_path / "r.json"))).replace("__MARK__", repr(mark))
+    (tmp_path / "cheats.py").write_text(textwrap.dedent(text), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def run_plugin(folder: Path, attr: str, *extra: str, module: str = "cheats") -> tuple:
+    """`memrecall run epirec` of one class: (result, report or None)."""
+    output = folder / "r.json"
+    output.unlink(missing_ok=True)
+    args = ["run", "epirec", "--system", f"{module}:{attr}", "--data", MINI_RELEASE, "--quiet", "--resamples", "100"]
+    result = run(*args, "--cache-dir", folder / "cache", "--output", output, *extra)
+    return result, (json.loads(output.read_text(encoding="utf-8")) if output.exists() else None)
+
+
+def entry(report: dict) -> dict:
+    """The one system's entry."""
+    (only,) = report["content"]["systems"].values()
+    return only
+
+
+RAY = ("--executor", "ray", "--workers", "1")
+
+
+@pytest.mark.parametrize("executor", ["local", pytest.param("ray", marks=pytest.mark.slow)])
+def test_the_scorers_memory_and_process_are_out_of_reach(plugins, executor):
+    extra = RAY if executor == "ray" else ()
+    honest, reference = run_plugin(plugins, "StoreOrder", *extra)
+    assert honest.exit_code == 0, honest.output
+    result, report = run_plugin(plugins, "ProcReader", *extra)
+    assert result.exit_code == 0, result.output
+    assert entry(report)["identity"]["config"] == {"reach": {"scorers": 0, "environ_bytes": 0, "memory_bytes": 0}}
+    assert entry(report)["results"] == entry(reference)["results"]
+    assert entry(report)["identity"]["isolation"] == "sandbox"
+
+
+def test_without_the_sandbox_the_same_reader_finds_the_scorer(plugins):
+    """The contrast that shows the test above can fail: unsandboxed, the scorer is in /proc."""
+    result, report = run_plugin(plugins, "ProcReader", "--sandbox", "none")
+    assert result.exit_code == 0, result.output
+    assert entry(report)["identity"]["config"]["reach"]["scorers"] >= 1
+    assert entry(report)["identity"]["isolation"] == "process"
+
+
+def fill_cache(path: Path, rows: int = 40) -> bytes:
+    """A cache file with `rows` random vectors (no model needed to be a target); its bytes."""
+    from memrecall.encoding.vector_cache import VectorCache
+
+    draw = np.random.default_rng(0)
+    VectorCache(path.parent).put_many("m", {f"{i:064x}": draw.standard_normal(8) for i in range(rows)})
+    return path.read_bytes()
+
+
+def test_a_plug_in_never_sees_the_embedding_cache(plugins):
+    cache = plugins / "cache" / "vectors-v2.sqlite"
+    before = fill_cache(cache)
+    result, report = run_plugin(plugins, "CachePoisoner")
+    assert result.exit_code == 0, result.output
+    assert entry(report)["identity"]["config"] == {"seen": False, "rows": 0, "error": "OperationalError"}
+    assert cache.read_bytes() == before
+
+
+def test_a_cache_poisoned_from_outside_is_refused_naming_the_file(tmp_path):
+    """Every way of altering rows (checksums recomputed): each is caught by the re-encoded sample."""
+    from memrecall.encoding.embeddings import Encoder, resolve_model
+    from memrecall.encoding.vector_cache import vector_checksum
+    from memrecall.errors import DatasetError
+
+    texts = [f"note {i}: the meeting moved to room {i % 9}." for i in range(6)]
+    first = Encoder(resolve_model(), tmp_path)
+    vectors = first.encode(texts)
+    keys = [k for (k,) in sqlite3.connect(tmp_path / "vectors-v2.sqlite").execute("SELECT text_sha256 FROM vectors")]
+    poisons = {
+        "zeros": lambda v, i: np.zeros_like(v),
+        "another text's vector": lambda v, i: vectors[(i + 1) % len(vectors)],
+        "a small push": lambda v, i: v + 0.01,
+        "one component": lambda v, i: np.where(np.arange(v.size) == 3, v + 0.05, v),
+    }
+    for name, poison in poisons.items():
+        db = sqlite3.connect(tmp_path / "vectors-v2.sqlite")
+        with db:
+            for i, key in enumerate(keys[:1] if name == "one component" else keys):
+                (blob,) = db.execute("SELECT vector FROM vectors WHERE text_sha256 = ?", [key]).fetchone()
+                new = np.asarray(poison(np.frombuffer(blob, dtype=np.float32), i), dtype=np.float32).tobytes()
+                db.execute("UPDATE vectors SET vector = ?, checksum = ? WHERE text_sha256 = ?",
+                           [new, vector_checksum(new), key])  # fmt: skip
+        db.close()
+        again = Encoder(resolve_model(), tmp_path)
+        with pytest.raises(DatasetError) as refused:
+            again.encode(texts)
+        assert str(refused.value).startswith(f"{tmp_path / 'vectors-v2.sqlite'}: "), name
+        assert "differ from a fresh encoding" in str(refused.value), name
+        (tmp_path / "vectors-v2.sqlite").unlink()
+        first = Encoder(resolve_model(), tmp_path)
+        vectors = first.encode(texts)
+    honest = Encoder(resolve_model(), tmp_path)
+    assert np.allclose(honest.encode(texts), vectors, atol=1e-6)
+    assert (honest.checked_count, honest.encoded_count) == (6, 0)
+
+
+@pytest.mark.slow
+def test_a_poisoned_cache_stops_a_run_of_memrecalls_own_dense_and_nothing_is_written(tmp_path):
+    args = ["run", "epirec", "--system", "dense", "--data", MINI_RELEASE, "--quiet", "--resamples", "100"]
+    args += ["--cache-dir", tmp_path / "cache"]
+    clean = run(*args, "--output", tmp_path / "clean.json")
+    assert clean.exit_code == 0, clean.output
+    report = json.loads((tmp_path / "clean.json").read_text())
+    assert report["env"]["cache_vectors_checked"] == 0 and report["env"]["texts_encoded"] > 0
+    db = sqlite3.connect(tmp_path / "cache" / "vectors-v2.sqlite")
+    with db:
+        db.execute("UPDATE vectors SET vector = zeroblob(length(vector)), checksum = ?",
+                   [__import__("hashlib").sha256(bytes(1536)).hexdigest()[:16]])  # fmt: skip
+    db.close()
+    result = run(*args, "--output", tmp_path / "again.json")
+    assert result.exit_code == 1 and not (tmp_path / "again.json").exists()
+    assert f"{tmp_path / 'cache' / 'vectors-v2.sqlite'}: " in result.output
+    assert "the cache was altered or damaged" in result.output
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_stale_bytecode_behind_an_innocent_file_never_runs(plugins, sandbox):
+    source = plugins / "stale.py"
+    cheat = STALE.format(which="cheat", version="cheat")
+    innocent = STALE.format(which="plain", version="plain")
+    assert len(cheat) == len(innocent)
+    source.write_text(cheat, encoding="utf-8")
+    os.utime(source, (1_700_000_000, 1_700_000_000))
+    py_compile.compile(str(source), doraise=True)
+    source.write_text(innocent, encoding="utf-8")
+    os.utime(source, (1_700_000_000, 1_700_000_000))
+    plain = subprocess.run(
+        [sys.executable, "-c", "import stale; print(stale.Stale().config()['version'])"],
+        cwd=plugins, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert plain.stdout.strip() == "cheat"  # Python itself runs the stale bytecode: the cheat is real
+    result, report = run_plugin(plugins, "Stale", "--sandbox", sandbox, module="stale")
+    assert result.exit_code == 0, result.output
+    identity = entry(report)["identity"]
+    assert identity["config"] == {"version": "plain"}
+    digest = __import__("hashlib").sha256(innocent.encode()).hexdigest()
+    assert identity["source_sha256"] == digest
+    assert {f["path"]: f["sha256"] for f in identity["code"]["files"]}["stale.py"] == digest
+    assert "cheats.py" in {f["path"] for f in identity["code"]["files"]}  # every file beside a single module
+
+
+def lingering(mark: str) -> list[int]:
+    """Pids of processes whose command line carries `mark`."""
+    found = []
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            if mark.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize(
+    ("executor", "sandbox"),
+    [("local", "bwrap"), ("local", "none"), pytest.param("ray", "bwrap", marks=pytest.mark.slow)],
+)
+def test_a_detached_child_ends_with_the_run_and_never_touches_the_report(plugins, executor, sandbox):
+    mark = (plugins / "cheats.py").read_text().split("MARK = ")[1].split("\n")[0].strip("'")
+    result, report = run_plugin(plugins, "Leaver", "--sandbox", sandbox, *(RAY if executor == "ray" else ()))
+    assert result.exit_code == 0, result.output
+    written = (plugins / "r.json").read_bytes()
+    time.sleep(2.5)
+    left = lingering(mark)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    if sandbox == "none":  # the contrast: unsandboxed, the child outlives the run and rewrites the report
+        assert left and (plugins / "r.json").read_bytes() == b"{}"
+        return
+    assert left == [] and (plugins / "r.json").read_bytes() == written
+    assert entry(report)["identity"]["isolation"] == "sandbox"
+
+
+def test_sandbox_none_is_recorded_and_an_unknown_sandbox_is_refused(plugins):
+    result, report = run_plugin(plugins, "StoreOrder", "--sandbox", "none")
+    assert result.exit_code == 0, result.output
+    assert entry(report)["identity"]["isolation"] == "process" and "sandbox" not in entry(report)["identity"]
+    refused = run("run", "epirec", "--system", "cheats:StoreOrder", "--sandbox", "firejail", "--data", MINI_RELEASE)
+    assert refused.exit_code == 2 and "firejail" in refused.output
+
+
+def test_where_bubblewrap_cannot_run_a_plug_in_run_is_refused_in_one_line(plugins, monkeypatch):
+    from memrecall.running.boundary import sandbox
+
+    monkeypatch.setattr(sandbox, "_probed", {"bwrap": "bubblewrap (bwrap) is not installed (test)"})
+    result, report = run_plugin(plugins, "StoreOrder")
+    assert result.exit_code == 1 and report is None
+    assert result.output.strip().splitlines()[-1] == (
+        "error: cannot sandbox the plug-in: bubblewrap (bwrap) is not installed (test); --sandbox none runs it "
+        "unsandboxed (isolation: process, which the leaderboard refuses)"
+    )
+    result, report = run_plugin(plugins, "StoreOrder", "--sandbox", "none")
+    assert result.exit_code == 0 and entry(report)["identity"]["isolation"] == "process"
+
+
+def test_allow_read_is_recorded_and_only_then_readable(plugins):
+    extra = plugins / "models"
+    extra.mkdir()
+    (extra / "weights.txt").write_text("w", encoding="utf-8")
+    (plugins / "reader.py").write_text(
+        textwrap.dedent(f"""
+        import os
+
+
+        class Reader:
+            def index(self, documents):
+                self.ids = [d.id for d in documents]
+
+            def rank(self, query):
+                return list(self.ids)
+
+            def config(self):
+                return {{"sees": os.path.exists({str(extra / "weights.txt")!r})}}
+        """),
+        encoding="utf-8",
+    )
+    result, report = run_plugin(plugins, "Reader", module="reader")
+    assert result.exit_code == 0, result.output
+    assert entry(report)["identity"]["config"] == {"sees": False}
+    result, report = run_plugin(plugins, "Reader", "--allow-read", str(extra), module="reader")
+    assert result.exit_code == 0, result.output
+    assert entry(report)["identity"]["config"] == {"sees": True}
+    assert entry(report)["identity"]["sandbox"] == {"tool": "bubblewrap", "allow_read": [str(extra)]}
+
+
+@pytest.mark.parametrize("option", [("--sandbox", "none"), ("--allow-read", ".")])
+def test_memrecalls_own_systems_take_no_sandbox_options(tmp_path, option):
+    result = run("run", "epirec", "--system", "recency", *option, "--data", MINI_RELEASE, "--output", tmp_path / "r")
+    assert result.exit_code == 2 and not (tmp_path / "r").exists()
+    assert f"Invalid value for {option[0]}: recency is memrecall's own code and needs no worker" in result.output
+
+
+def test_the_data_file_is_covered_even_inside_the_plug_ins_own_folder(plugins):
+    package = plugins / "inside"
+    package.mkdir()
+    data = package / "epirec.json"
+    data.write_bytes(Path(MINI_RELEASE).read_bytes())
+    (package / "__init__.py").write_text(
+        textwrap.dedent(f'''
+        class Peek:
+            def index(self, documents):
+                self.ids = [d.id for d in documents]
+
+            def rank(self, query):
+                return list(self.ids)
+
+            def config(self):
+                try:
+                    with open({str(data)!r}, "rb") as handle:
+                        return {{"bytes": len(handle.read())}}
+                except OSError as exc:
+                    return {{"error": type(exc).__name__}}
+        '''),
+        encoding="utf-8",
+    )
+    output = plugins / "r.json"
+    result = run("run", "epirec", "--system", "inside:Peek", "--data", data, "--quiet", "--output", output)
+    assert result.exit_code == 0, result.output
+    assert entry(json.loads(output.read_text()))["identity"]["config"] == {"error": "PermissionError"}
+    assert data.stat().st_size > 0
