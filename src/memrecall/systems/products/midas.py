@@ -1,17 +1,17 @@
 """midas (midas-memory): its in-memory Memory with the bundled MiniLM as its `embedder=`, ranked by its default recall.
 
-`midas`: Memory(embedder=<MiniLM>, now=<a fixed clock>) per store; one remember(text, metadata={"doc_id": id}) per
-document (its default kind "note"; with no importance_scorer given, midas gives every memory importance 1); ranked by
-Memory.recall(text, limit=k) with every other argument at its default (dense, not hybrid; pool = 5 x limit; score =
-relevance + 0.3 x importance + 0.2 x recency; hits under 0.3 x the best relevance dropped). `midas-hashing`: a bare
-Memory() as `pip install midas-memory` runs it offline: with fastembed absent midas picks its HashingEmbedder (a
-256-dimension hashed bag of words, no model) without a word, and that embedder's own floor drops no-overlap hits.
-The clock is fixed (documents carry no time midas is given): recency is then 1.0 for every memory instead of
-depending on how many seconds ingest took. MIDAS_EMBEDDER is removed around calls (it would switch the bare default).
-Every call runs with the working directory and HOME in the adapter's temp folder. Ties: midas's order (score, then
-updated_at, then its vector search's order). Hits map back through the metadata; a hit that maps back to no document
-makes the query NotMeasurable. Documents recall leaves out (dropped by its relevance floors) are appended in store
-order and counted per store."""
+`midas`: Memory(embedder=<MiniLM>, now=<a fixed clock>) per store; remember_many() of every document (content, metadata
+{"doc_id": id}; what remember() does per item, its embeddings in one batch; its default kind "note"; with no
+importance_scorer given, midas gives every memory importance 1); ranked by Memory.recall(text, limit=k) with every other
+argument at its default (dense, not hybrid; pool = 5 x limit; score = relevance + 0.3 x importance + 0.2 x recency; hits
+under 0.3 x the best relevance dropped). `midas-hashing`: a bare Memory() as `pip install midas-memory` runs it offline:
+with fastembed absent midas picks its HashingEmbedder (a 256-dimension hashed bag of words, no model) without a word,
+and that embedder's own floor drops no-overlap hits. The clock is fixed (documents carry no time midas is given):
+recency is then 1.0 for every memory instead of depending on how many seconds ingest took. MIDAS_EMBEDDER is removed
+around calls (it would switch the bare default). Every call runs with the working directory and HOME in the adapter's
+temp folder. Ties: midas's order (score, then updated_at, then its vector search's order). Hits map back through the
+metadata; a hit that maps back to no document makes the query NotMeasurable. Documents recall leaves out (dropped by its
+relevance floors) are appended in store order and counted per store."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class MiniLMEmbedder:
 
 
 class MidasAdapter(common.StoreCounts):
-    """Memory(embedder=MiniLM) per store; one remember() per document; recall(limit=k) at its defaults."""
+    """Memory(embedder=MiniLM) per store; remember_many() of the documents; recall(limit=k) at its defaults."""
 
     name = "midas"
     embed = True  # False: midas's own offline default embedder (midas-hashing)
@@ -84,18 +84,16 @@ class MidasAdapter(common.StoreCounts):
         return midas
 
     def index(self, documents: Sequence[Any]) -> None:
-        """A fresh Memory; remember() each document in store order, its id in metadata."""
+        """A fresh Memory; remember_many() of the documents in store order, each id in metadata."""
         midas = self._stack()
         self._new_store()
         self._ids = [d.id for d in documents]
         with self._inside():
             embedder = MiniLMEmbedder(self._model) if self.embed else None
             self._memory = midas.Memory(embedder=embedder, now=lambda: CLOCK)
-            for document in documents:
-                if not document.text.strip():  # remember() refuses empty content (ValueError)
-                    self._count("documents not stored: empty text, which remember() refuses")
-                    continue
-                self._memory.remember(document.text, metadata={"doc_id": document.id})
+            kept = [d for d in documents if d.text.strip()]  # remember() refuses empty content (ValueError)
+            self._count("documents not stored: empty text, which remember() refuses", len(documents) - len(kept))
+            self._memory.remember_many([{"content": d.text, "metadata": {"doc_id": d.id}} for d in kept])
 
     def rank(self, query: Any) -> Any:
         """recall() for k memories (the store, or the depth), mapped back, then the rest in store order."""
@@ -122,7 +120,7 @@ class MidasAdapter(common.StoreCounts):
             "stack": "midas-memory",
             "version": common.stack_version("midas-memory"),
             "store": "Memory(store=InMemoryStore (its default), now=<fixed clock>), one per store",
-            "remember": "remember(text, metadata={'doc_id': id}) per document, in store order (kind 'note', "
+            "remember": "remember_many([{content: text, metadata: {'doc_id': id}}]) in store order (kind 'note', "
             "importance 1: no importance_scorer, midas's default)",
             "recall": "Memory.recall(text, limit=k) (dense; pool 5 x k; score relevance + 0.3 importance + 0.2 "
             "recency; min_relevance_ratio 0.3)",
