@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS_JSON = ROOT / "docs" / "claims.json"
 CLAIMS_DOC = ROOT / "docs" / "claims.md"
-PRODUCTS = "taosmd,taosmd-api,dory,dory-seeds,mneme,fluctlightdb,fluctlightdb-index,engram,dense"
+PRODUCTS = "taosmd,taosmd-api,dory,dory-seeds,mneme,fluctlightdb,fluctlightdb-index,engram,midas,midas-hashing,dense"
 DEFINITIONS = {  # name -> (unit, category5)
     "turn": (None, "apart"),
     "session": ("session", "apart"),
