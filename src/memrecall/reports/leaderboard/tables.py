@@ -33,6 +33,18 @@ TITLES = {
     "longmemeval-official": "LongMemEval, official protocol",
 }
 
+# EpiRec's probe types in plain words (GENERATION_SPEC.md): both reflective types are emotional resurfacing
+GROUP_CAPTIONS = {
+    "factual": "factual lookup",
+    "reflective_explicit": "emotional resurfacing, feeling named",
+    "reflective_implicit": "emotional resurfacing, feeling unnamed",
+}
+GROUPS_SENTENCE = (
+    "factual probes ask for a concrete detail of a past episode; both reflective types are emotional resurfacing, "
+    "a first-person reflection that points at the episode through how it felt: reflective_explicit names the "
+    "feeling, reflective_implicit only conveys it, with no feeling word and no word of the episode's own"
+)
+
 
 def detectable_heading() -> str:
     """The heading of the detectable-difference column: `detectable Δ (α .05, power .8)`."""
