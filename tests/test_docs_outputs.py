@@ -45,9 +45,13 @@ def test_your_own_data_shows_its_commands_and_fingerprints_as_generated_blocks()
     assert len(commands) == 6 and all(c.startswith("memrecall ") for c in commands)
     prose = doc_outputs.BLOCK.sub("", text)
     assert "content_sha256" not in prose and ".venv/bin/memrecall" not in prose  # only inside generated blocks
-    made = {w for c in commands for w in c.split() if w.startswith("results/mine/")}
-    read = {w for c in commands for w in c.split()[2:3] + c.split()[3:4] if w.startswith("results/mine/")}
-    assert read <= made  # every file a command reads, a command on the page made
+    made: list[str] = []
+    for command in commands:  # every file a command reads, a command before it on the page made
+        words = command.split()
+        positional = words[2 : words.index(next(w for w in words if w.startswith("--")))]
+        read = [w for w in positional if w.startswith("results/")]
+        assert all(any(r == m or r.startswith(m + "/") for m in made) for r in read), command
+        made += [words[i + 1] for i, w in enumerate(words) if w in ("--output", "--export-rankings", "--out")]
 
 
 def test_a_block_whose_output_was_edited_is_regenerated(tmp_path):
