@@ -139,3 +139,27 @@ def test_sweep_in_a_pipe_counts_its_pairs(tmp_path):
     counts = [line.split(" done, ")[0] for line in lines if " done, " in line]
     assert counts == ["sweep 2 pairs: 1", "sweep 2 pairs: 2"]
     assert lines[-1].startswith("sweep 2 pairs: done in ")
+
+
+def test_leaderboard_in_a_pipe_counts_the_reports_it_checks_and_the_tables_it_tests(tmp_path):
+    import shutil
+
+    source = ROOT / "docs" / "leaderboard" / "entries" / "epirec-v3"
+    folder = tmp_path / "entries" / "epirec-v3"
+    folder.mkdir(parents=True)
+    for system in ("dense", "fts5", "recency"):
+        for suffix in ("report.json", "rankings.jsonl.gz", "scores.jsonl"):
+            shutil.copyfile(source / f"{system}.{suffix}", folder / f"{system}.{suffix}")
+    done = run_in_a_pipe("leaderboard", str(tmp_path / "entries"), "--out", str(tmp_path / "site"), setting="0")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == "leaderboard: checking 3 reports"
+    assert [line.split(" done, ")[0] for line in lines if " done, " in line] == [
+        "leaderboard: checking 3 reports: 1",
+        "leaderboard: checking 3 reports: 2",
+        "leaderboard: checking 3 reports: 3",
+        "leaderboard: testing rows 1 table: 1",
+    ]
+    args = ("leaderboard", str(tmp_path / "entries"), "--out", str(tmp_path / "q"), "--quiet")
+    quiet = run_in_a_pipe(*args, setting="0")
+    assert quiet.returncode == 0 and quiet.stderr == ""

@@ -14,6 +14,7 @@ import numpy as np
 from memrecall.benchmarks import BENCHMARKS
 from memrecall.errors import DatasetError
 from memrecall.io import canonical_json
+from memrecall.progress import progress_bar
 from memrecall.reports.comparability import conditions, mismatches
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.notes import trivial_text
@@ -120,22 +121,24 @@ def table_key(entry: Entry) -> tuple[int, str, str]:
     return order, inverted, str(task["name"])
 
 
-def build_tables(entries: Sequence[Entry]) -> list[Table]:
+def build_tables(entries: Sequence[Entry], show_progress: bool = False) -> list[Table]:
     """The tables of a set of entries, in table_key order; two entries naming one system in one table is an error."""
     by_key: dict[tuple, list[Entry]] = {}
     for entry in entries:
         by_key.setdefault(table_key(entry), []).append(entry)
     tables = []
-    for key in sorted(by_key):
-        members = by_key[key]
-        seen: dict[str, Entry] = {}
-        for entry in members:
-            if entry.row in seen:
-                raise DatasetError(
-                    str(entry.report_path), "", f"row {entry.row!r} is also in {seen[entry.row].report_path}"
-                )
-            seen[entry.row] = entry
-        tables.append(_table(members))
+    with progress_bar(len(by_key), "leaderboard: testing rows", show_progress, unit="table") as bar:
+        for key in sorted(by_key):
+            members = by_key[key]
+            seen: dict[str, Entry] = {}
+            for entry in members:
+                if entry.row in seen:
+                    raise DatasetError(
+                        str(entry.report_path), "", f"row {entry.row!r} is also in {seen[entry.row].report_path}"
+                    )
+                seen[entry.row] = entry
+            tables.append(_table(members))
+            bar.update(1)
     return tables
 
 
