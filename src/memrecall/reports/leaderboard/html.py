@@ -310,8 +310,12 @@ def index_page(tables: Sequence[Table], site: Path) -> str:
     body = [
         "<h1>memrecall leaderboard</h1>",
         *answer(tables),
-        "<ul>" + "".join(f'<li><a href="#{html_attr(t.slug)}">{html_text(t.title)}</a></li>' for t in tables) + "</ul>",
-        *(['<p><a href="#encoders">Encoders across the tables</a></p>'] if len(encoder_names(tables)) > 1 else []),
+        '<p class="toc">Tables: '
+        + " &middot; ".join(
+            [f'<a href="#{html_attr(t.slug)}">{html_text(t.title)}</a>' for t in tables]
+            + (['<a href="#encoders">Encoders across the tables</a>'] if len(encoder_names(tables)) > 1 else [])
+        )
+        + "</p>",
         '<details class="note"><summary>How to read a row</summary><p>'
         "Retrieval for agent memory, measured by memrecall. Each row is one report with its "
         "rankings, checked when this page was built; its badge says how far the check went. Cells: headline "
