@@ -242,8 +242,11 @@ def test_each_tested_row_shows_the_difference_from_its_best_row_it_could_detect(
             found.append(expected)
     assert found == [None] * 2 * len(epirec.groups)  # the mini task is far too small to detect any difference
     index = files["index.html"].decode()
-    assert index.count("detectable Δ (α .05, power .8)</th>") == len(epirec.groups) + 1  # EpiRec groups, LoCoMo
-    assert index.count('<td class="num" data-sort="">reference</td>') == len(epirec.groups) + 1
+    tables = build_tables(read_entries(entries, load_data({})))
+    tested = sum((len(t.rows) - 1) * len(t.groups) for t in tables)  # behind each row's "tests, cost, links"
+    assert index.count("<span>detectable Δ (α .05, power .8): ") == tested
+    assert "<span>detectable Δ (α .05, power .8): -</span>" in index
+    assert index.count("<span>best row: the reference of the column's tests</span>") == len(epirec.groups) + 1
     assert "detectable Δ: the smallest paired difference from the best row" in index
     table = markdown_table(epirec)
     assert f"| {epirec.groups[0]} detectable Δ (α .05, power .8) |" in table.splitlines()[0]

@@ -153,6 +153,9 @@ def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
             assert Path(unquote(url.path)).is_file(), (html_page, target)
 
     page.goto((site / "index.html").as_uri())
+    for table_id in (t for t in tables if t.endswith("-main")):  # the column rows are ranked by, without scrolling
+        edge = page.eval_on_selector(f"#{table_id} thead th:nth-child(5)", "th => th.getBoundingClientRect().right")
+        assert edge <= 1400, (table_id, edge)
     page.screenshot(path=str(screenshot), full_page=False)
     from PIL import Image
 

@@ -25,7 +25,8 @@ import click
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="A public key you trust (NAME.pub), repeatable: a signed row must be signed by one of them.",
 )
-def leaderboard(folder, out, data_values, keys) -> None:
+@click.option("--quiet", is_flag=True, help="No progress lines; print only where the page went.")
+def leaderboard(folder, out, data_values, keys, quiet) -> None:
     """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl(.gz) and
     SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
     from memrecall.cli.common import new_plan
@@ -40,7 +41,7 @@ def leaderboard(folder, out, data_values, keys) -> None:
         name, _, path = value.partition("=")
         given.setdefault(name, []).append(parse_data_options([value])[name])
     data = load_data(given)
-    tables = build_tables(read_entries(folder, data, keys))
+    tables = build_tables(read_entries(folder, data, keys, not quiet), not quiet)
     files = site_files(tables, out)
     plan = new_plan()
     for name in files:

@@ -109,7 +109,7 @@ def sweep(
         cache_seed = onnx_cache_seed(Path(seed_folder), precision) if encoder_backend == "onnx" else None
         shared = plan.stores[0].path if cache_dir else None
         outcomes = run_sweep(
-            systems, entries, out, seed, resamples, extra, say, rankings_format, cache_seed, shared, encoder
+            systems, entries, out, seed, resamples, extra, say, rankings_format, cache_seed, shared, encoder, not quiet
         )
     rows = summary_rows(outcomes)
     atomic_write_text(summary["md"], markdown_summary(rows))

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from memrecall.benchmarks import RELEASE_ALIASES, get_benchmark
 from memrecall.errors import UsageError
+from memrecall.progress import progress_bar
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 
 
@@ -157,6 +158,7 @@ def sweep(
     cache_seed: Path | None = None,
     shared_cache: Path | None = None,
     encoder: str | None = None,
+    show_progress: bool = False,
 ) -> list[PairOutcome]:
     """Every system on every entry; failures are recorded and skipped, never stop the rest.
 
@@ -171,31 +173,35 @@ def sweep(
     from memrecall.reports.query_scores import scores_rows, write_scores
 
     outcomes = []
-    for entry in entries:
-        bench = get_benchmark(entry.benchmark)
-        try:
-            loaded = bench.load(bench.resolve_data(entry.data))
-        except MemrecallError as exc:
-            say(f"{entry.name}: skipped, {exc}")
-            outcomes += [PairOutcome(row_name(s, encoder), entry.name, None, f"benchmark: {exc}") for s in systems]
-            continue
-        for system in systems:
+    with progress_bar(len(entries) * len(systems), "sweep", show_progress, unit="pair") as bar:
+        for entry in entries:
+            bench = get_benchmark(entry.benchmark)
             try:
-                cache = shared_cache / name_part(entry.name, "--benchmarks") if shared_cache else None
-                report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, cache)
-                rows = scores_rows(bench, loaded, report, rankings_text)
-                if rankings_format == "trec":
-                    rankings_text = as_trec(bench, loaded, rankings_text, system)
+                loaded = bench.load(bench.resolve_data(entry.data))
             except MemrecallError as exc:
-                say(f"{entry.name} / {system}: failed, {exc}")
-                outcomes.append(PairOutcome(row_name(system, encoder), entry.name, None, str(exc)))
+                say(f"{entry.name}: skipped, {exc}")
+                outcomes += [PairOutcome(row_name(s, encoder), entry.name, None, f"benchmark: {exc}") for s in systems]
+                bar.update(len(systems))
                 continue
-            paths = output_paths(out, system, entry.name, rankings_format, encoder)
-            write_json(paths["report"], report)
-            atomic_write_text(paths["rankings"], rankings_text)
-            write_scores(paths["scores"], rows)
-            say(f"{entry.name} / {system}: content_sha256 {(report_fingerprint(report) or '')[:12]}")
-            outcomes.append(PairOutcome(row_name(system, encoder), entry.name, report, None))
+            for system in systems:
+                try:
+                    cache = shared_cache / name_part(entry.name, "--benchmarks") if shared_cache else None
+                    report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, cache)
+                    rows = scores_rows(bench, loaded, report, rankings_text)
+                    if rankings_format == "trec":
+                        rankings_text = as_trec(bench, loaded, rankings_text, system)
+                except MemrecallError as exc:
+                    say(f"{entry.name} / {system}: failed, {exc}")
+                    outcomes.append(PairOutcome(row_name(system, encoder), entry.name, None, str(exc)))
+                    bar.update(1)
+                    continue
+                paths = output_paths(out, system, entry.name, rankings_format, encoder)
+                write_json(paths["report"], report)
+                atomic_write_text(paths["rankings"], rankings_text)
+                write_scores(paths["scores"], rows)
+                say(f"{entry.name} / {system}: content_sha256 {(report_fingerprint(report) or '')[:12]}")
+                outcomes.append(PairOutcome(row_name(system, encoder), entry.name, report, None))
+                bar.update(1)
     return outcomes
 
 

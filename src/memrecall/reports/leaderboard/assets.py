@@ -4,8 +4,8 @@ CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 96em; padding: 0 1em; color: #1d1d1d; }
 h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { font-size: 1.05em; }
 table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: 13px; }
-th, td { border: 1px solid #d4d4d4; padding: .3em .5em; text-align: left; vertical-align: top; }
-th { background: #f2f2f2; cursor: pointer; user-select: none; white-space: nowrap; }
+th, td { border: 1px solid #d4d4d4; padding: .3em .4em; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; cursor: pointer; user-select: none; }
 th[aria-sort="descending"]::after { content: " \\25BC"; } th[aria-sort="ascending"]::after { content: " \\25B2"; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .ci { color: #666; display: block; font-size: 11px; } .vs { display: block; font-size: 11px; color: #555; }
@@ -17,9 +17,15 @@ td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-n
 .badge.code { background: #f3ecdc; color: #5a4410; }
 pre, code { background: #f6f6f6; font-size: 12px; } pre { padding: .6em; overflow-x: auto; }
 img.figure { max-width: 100%; border: 1px solid #e2e2e2; }
-.wide { overflow-x: auto; max-width: 100%; } td.links { white-space: nowrap; }
+.wide { overflow-x: auto; max-width: 100%; }
 .note { color: #555; font-size: 12px; max-width: 60em; }
 .filter { font-size: 12px; margin: .4em 0 0; } .filter label { margin-right: 1em; white-space: nowrap; }
+th .caption { display: block; font-weight: 600; color: #7a2d6b; font-size: 12px; }
+.answer { font-size: 15px; max-width: 60em; background: #f4f0f7; border-left: 4px solid #7a2d6b; padding: .5em .8em; }
+td.details { font-size: 12px; } td.details summary { cursor: pointer; color: #123f85; }
+td.details b { display: block; margin-top: .4em; } td.details span { display: block; }
+td.details details[open] { min-width: 22em; }
+td.details span.links { margin-top: .4em; }
 """
 
 JS = """

@@ -14,6 +14,7 @@ from memrecall.data.jsonfile import read_regular_bytes, read_regular_text
 from memrecall.data.rankings import read_rankings_file
 from memrecall.data.releases import RELEASES
 from memrecall.errors import ConfigError, DatasetError
+from memrecall.progress import progress_bar
 from memrecall.reports.content import shape_problem
 from memrecall.reports.leaderboard.encoders import RowEncoder, row_encoder
 from memrecall.reports.proof.identity import isolation
@@ -111,13 +112,21 @@ def load_data(values: Mapping[str, Sequence[Path]]) -> dict[tuple[str, str], tup
 
 
 def read_entries(
-    folder: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()
+    folder: Path,
+    data: Mapping[tuple[str, str], tuple[Path, Loaded]],
+    keys: Sequence[Path] = (),
+    show_progress: bool = False,
 ) -> list[Entry]:
     """Every *.report.json under `folder` (sorted by path) as an entry; a broken one is an error naming it."""
     paths = sorted(Path(folder).rglob("*.report.json"))
     if not paths:
         raise ConfigError(f"{folder}: no *.report.json files")
-    return [read_entry(path, data, keys) for path in paths]
+    entries = []
+    with progress_bar(len(paths), "leaderboard: checking", show_progress, unit="report") as bar:
+        for path in paths:
+            entries.append(read_entry(path, data, keys))
+            bar.update(1)
+    return entries
 
 
 UNSANDBOXED = {

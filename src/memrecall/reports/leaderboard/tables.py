@@ -14,6 +14,7 @@ import numpy as np
 from memrecall.benchmarks import BENCHMARKS
 from memrecall.errors import DatasetError
 from memrecall.io import canonical_json
+from memrecall.progress import progress_bar
 from memrecall.reports.comparability import conditions, mismatches
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.notes import trivial_text
@@ -32,6 +33,18 @@ TITLES = {
     "longmemeval": "LongMemEval, Perseus protocol",
     "longmemeval-official": "LongMemEval, official protocol",
 }
+
+# EpiRec's probe types in plain words (GENERATION_SPEC.md): both reflective types are emotional resurfacing
+GROUP_CAPTIONS = {
+    "factual": "factual lookup",
+    "reflective_explicit": "emotional resurfacing, feeling named",
+    "reflective_implicit": "emotional resurfacing, feeling unnamed",
+}
+GROUPS_SENTENCE = (
+    "factual probes ask for a concrete detail of a past episode; both reflective types are emotional resurfacing, "
+    "a first-person reflection that points at the episode through how it felt: reflective_explicit names the "
+    "feeling, reflective_implicit only conveys it, with no feeling word and no word of the episode's own"
+)
 
 
 def detectable_heading() -> str:
@@ -108,22 +121,24 @@ def table_key(entry: Entry) -> tuple[int, str, str]:
     return order, inverted, str(task["name"])
 
 
-def build_tables(entries: Sequence[Entry]) -> list[Table]:
+def build_tables(entries: Sequence[Entry], show_progress: bool = False) -> list[Table]:
     """The tables of a set of entries, in table_key order; two entries naming one system in one table is an error."""
     by_key: dict[tuple, list[Entry]] = {}
     for entry in entries:
         by_key.setdefault(table_key(entry), []).append(entry)
     tables = []
-    for key in sorted(by_key):
-        members = by_key[key]
-        seen: dict[str, Entry] = {}
-        for entry in members:
-            if entry.row in seen:
-                raise DatasetError(
-                    str(entry.report_path), "", f"row {entry.row!r} is also in {seen[entry.row].report_path}"
-                )
-            seen[entry.row] = entry
-        tables.append(_table(members))
+    with progress_bar(len(by_key), "leaderboard: testing rows", show_progress, unit="table") as bar:
+        for key in sorted(by_key):
+            members = by_key[key]
+            seen: dict[str, Entry] = {}
+            for entry in members:
+                if entry.row in seen:
+                    raise DatasetError(
+                        str(entry.report_path), "", f"row {entry.row!r} is also in {seen[entry.row].report_path}"
+                    )
+                seen[entry.row] = entry
+            tables.append(_table(members))
+            bar.update(1)
     return tables
 
 
