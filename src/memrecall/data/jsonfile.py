@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from memrecall.data.limits import MAX_JSON_DEPTH
+from memrecall.data.nesting import check_depth, depth_limited, refuse_stream_depth, too_deep_offset, too_deep_problem
 from memrecall.data.text import decode_utf8
 from memrecall.errors import DatasetError, short
 
@@ -42,9 +44,48 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
+class TooDeep(json.JSONDecodeError):
+    """JSON nested deeper than MAX_JSON_DEPTH, refused before it was parsed (at the bracket one level too deep)."""
+
+
 def loads_strict(text: str) -> Any:
-    """json.loads that refuses duplicate keys (DuplicateKey) and otherwise raises json.JSONDecodeError."""
+    """json.loads that refuses duplicate keys (DuplicateKey), nesting past MAX_JSON_DEPTH (TooDeep) and otherwise
+    raises json.JSONDecodeError."""
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
+        data = text.encode("utf-8", "surrogatepass")
+        offset = too_deep_offset(data)
+        if offset is not None:
+            raise TooDeep(too_deep_problem(), text, len(data[:offset].decode("utf-8", "surrogatepass")))
     return json.loads(text, object_pairs_hook=unique_pairs)
+
+
+TRUNCATED = "the text ends inside a value; it looks truncated"
+
+
+def syntax_problem(exc: json.JSONDecodeError, start: int = 0) -> tuple[str, str]:
+    """Where a JSON text fails to parse (column and byte offset) and what is wrong, saying when it looks cut off.
+
+    `start` is the byte offset the text starts at in its file (a JSON line's).
+    """
+    doc, pos = exc.doc, exc.pos
+    where = f"column {exc.colno} (byte {start + len(doc[:pos].encode('utf-8', 'surrogatepass'))})"
+    if isinstance(exc, TooDeep):
+        return where, exc.msg
+    ending = f"; {TRUNCATED}" if not doc[pos:].strip() else ""
+    return where, f"invalid JSON: {exc.msg}{ending}"
+
+
+def line_problem(number: int, exc: json.JSONDecodeError) -> str:
+    """`line N column C: invalid JSON: ...`, one JSON line's entry among a rankings file's problems."""
+    where, problem = syntax_problem(exc)
+    return f"line {number} {where.split(' (')[0]}: {problem}"
+
+
+def syntax_error(source: str, exc: json.JSONDecodeError, line: int | None = None, start: int = 0) -> DatasetError:
+    """The one-line DatasetError of a JSON text (or of JSON line `line` starting at byte `start`) that does not
+    parse."""
+    where, problem = syntax_problem(exc, start)
+    return DatasetError(source, f"line {line if line is not None else exc.lineno} {where}", problem)
 
 
 def describe_file_type(mode: int) -> str | None:
@@ -115,12 +156,14 @@ def read_csv_rows(path: str | Path) -> list[dict[str, str]]:
 
 
 def read_json(path: Path) -> Any:
-    """Parse a JSON file strictly (duplicate keys refused); DatasetError with line and column."""
-    text = decode_utf8(path, read_regular_bytes(path))
+    """Parse a JSON file strictly (duplicate keys refused, nesting bounded); DatasetError with line and byte."""
+    data = read_regular_bytes(path)
+    check_depth(str(path), data)
+    text = decode_utf8(path, data)
     try:
         return loads_strict(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(str(path), f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        raise syntax_error(str(path), exc) from None
     except DuplicateKey as exc:
         raise DatasetError(str(path), "", str(exc)) from None
 
@@ -141,9 +184,17 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
             try:
                 yield number, loads_strict(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(str(path), f"line {number}", f"invalid JSON: {exc.msg}") from None
+                raise syntax_error(str(path), exc, number, line_start(text, number)) from None
             except DuplicateKey as exc:
                 raise DatasetError(str(path), f"line {number}", str(exc)) from None
+
+
+def line_start(text: str, number: int) -> int:
+    """The byte offset at which line `number` (from 1) of `text` starts (lines end at '\\n')."""
+    position = 0
+    for _ in range(number - 1):
+        position = text.index("\n", position) + 1
+    return len(text[:position].encode("utf-8", "surrogatepass"))
 
 
 def read_jsonl(path: Path) -> list[Any]:
@@ -189,7 +240,8 @@ def iter_json_array(path: Path) -> Iterator[Any]:
     """Stream a top-level JSON array one item at a time (ijson), duplicate keys refused in every object.
 
     ijson builds objects into a mapping that notes a repeated key (raising inside ijson's C backend
-    is not safe); the item that holds one is refused as soon as it is complete.
+    is not safe); the item that holds one is refused as soon as it is complete. Its events pass a depth
+    count first, so nothing deeper than MAX_JSON_DEPTH is ever built.
     """
     import ijson
 
@@ -201,18 +253,70 @@ def iter_json_array(path: Path) -> Iterator[Any]:
                 repeated.append(DuplicateKey(key, _owner(list(self.items()))))
             super().__setitem__(key, value)
 
-    try:
-        with open_regular(path) as handle:
-            for index, item in enumerate(ijson.items(handle, "item", use_float=True, map_type=Noting)):
+    with open_regular(path) as handle:
+        events = depth_limited(ijson.basic_parse(handle, use_float=True), lambda: refuse_stream_depth(path, handle))
+        try:
+            for index, item in enumerate(ijson.items(ijson.parse(events), "item", map_type=Noting)):
                 if repeated:
                     raise DatasetError(str(path), f"item {index}", str(repeated[0]))
                 yield item
-    except DatasetError:
-        raise
-    except OSError as exc:
-        raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
-    except (ijson.common.JSONError, UnicodeDecodeError, ValueError) as exc:
-        raise DatasetError(str(path), "", f"invalid JSON: {short(exc)}") from None
+        except DatasetError:
+            raise
+        except OSError as exc:
+            raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
+        except (ijson.common.JSONError, UnicodeDecodeError, ValueError) as exc:
+            raise stream_syntax_error(path, handle, exc) from None
+
+
+def stream_syntax_error(path: Path, handle: IO[bytes], exc: Exception) -> DatasetError:
+    """The one-line error of a streamed JSON file that does not parse, located by reading it again.
+
+    ijson's fast backend says neither where nor in one line, so its pure-Python backend reads the file
+    again (error path only, in bounded memory) for the character offset, turned here into line and byte.
+    """
+    import re
+
+    import ijson
+    from ijson.backends import python as located
+
+    handle.seek(0)
+    try:
+        for _ in depth_limited(located.basic_parse(handle), lambda: refuse_stream_depth(path, handle)):
+            pass
+    except located.UnexpectedSymbol as found:
+        match = re.fullmatch(r"Unexpected symbol (.*) at (\d+)", str(found), re.S)
+        if match:
+            where = char_position(handle, int(match.group(2)))
+            return DatasetError(str(path), where, f"invalid JSON: unexpected {short(match.group(1))}")
+    except (ijson.common.JSONError, ValueError) as found:
+        if isinstance(found, ijson.common.IncompleteJSONError) and "Incomplete" in str(found):
+            return DatasetError(str(path), char_position(handle, None), f"invalid JSON: {TRUNCATED}")
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return DatasetError(str(path), "", f"invalid JSON: {short(first)}")
+
+
+def char_position(handle: IO[bytes], offset: int | None) -> str:
+    """`line L column C (byte B)` of character `offset` of a UTF-8 stream (None: its end), read from the start."""
+    import codecs
+
+    handle.seek(0)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    chars = byte = 0
+    line, line_chars = 1, 0
+    for chunk in iter(lambda: handle.read(1 << 20), b""):
+        text = decoder.decode(chunk)
+        if offset is not None and chars + len(text) > offset:
+            text = text[: offset - chars]
+            byte += len(text.encode("utf-8"))
+            chars = offset
+        else:
+            byte += len(chunk)
+            chars += len(text)
+        newlines = text.count("\n")
+        line, line_chars = line + newlines, (len(text) - text.rfind("\n") - 1) if newlines else line_chars + len(text)
+        if chars == offset:
+            break
+    return f"line {line} column {line_chars + 1} (byte {byte})"
 
 
 def count_strings_past(raw: str, prefixes: tuple[str, ...], limit: int) -> int | None:
@@ -224,9 +328,12 @@ def count_strings_past(raw: str, prefixes: tuple[str, ...], limit: int) -> int |
 
     import ijson
 
+    def refuse() -> None:
+        raise ValueError("nested too deep")
+
     count = 0
     try:
-        for prefix, event, _ in ijson.parse(io.BytesIO(raw.encode("utf-8"))):
+        for prefix, event, _ in ijson.parse(depth_limited(ijson.basic_parse(io.BytesIO(raw.encode("utf-8"))), refuse)):
             if event == "string" and prefix in prefixes:
                 count += 1
                 if count > limit:
