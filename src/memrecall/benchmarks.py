@@ -52,12 +52,14 @@ class Benchmark:
         """The Task of a dataset file (loader options such as max_instances pass through).
 
         A file the loader refuses that looks like another format is named as that format, with the command for it.
+        Every task then passes memrecall.data.task_rules (something to score, every text encodable as UTF-8).
         """
         from memrecall.data.formats import wrong_format_hint
+        from memrecall.data.task_rules import check_task
         from memrecall.errors import DatasetError
 
         try:
-            return self.loader(Path(path), options)
+            loaded = self.loader(Path(path), options)
         except DatasetError as exc:
             if self.data_kind != "file" or Path(path).is_dir():
                 raise
@@ -65,6 +67,8 @@ class Benchmark:
             if hint is None:
                 raise
             raise DatasetError(str(path), "", hint) from exc
+        check_task(loaded.task, str(path))
+        return loaded
 
     def headline(self, ks: Sequence[int] | None = None) -> list[str]:
         """The metrics shown as the headline, primary first."""
