@@ -10,6 +10,7 @@ import click
 
 from memrecall.data.model import Ranking, Task
 from memrecall.data.releases import RELEASES
+from memrecall.io import announce
 from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 
 
@@ -263,7 +264,7 @@ def finish_outputs(report: dict, rows: list[dict], per_query: Path | None, repor
 
         rows = bind_rows(report, rows)
         write_jsonl(per_query, rows)
-        click.echo(f"per-query results: {per_query} ({len(rows)} rows)")
+        announce(f"per-query results: {per_query} ({len(rows)} rows)")
     render_card(report, report_dir, hardest_for(report, rows), rows)
 
 
@@ -276,7 +277,7 @@ def render_card(
     from memrecall.reports.cards.card import write_report_card
 
     written = write_report_card(report, folder, hardest, rows=rows)
-    click.echo(f"report card: {folder}/README.md ({len(written) - 1} figures)")
+    announce(f"report card: {folder}/README.md ({len(written) - 1} figures)")
 
 
 def hardest_for(report: dict, rows: list[dict]) -> list[dict]:
