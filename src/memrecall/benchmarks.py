@@ -11,7 +11,7 @@ from memrecall.data.jsonfile import describe_file_type
 from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.data.releases import DEFAULT_RELEASE, bundled_release
-from memrecall.errors import ConfigError, UsageError
+from memrecall.errors import UsageError
 from memrecall.scoring.depth import scoring_depth
 from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
@@ -257,5 +257,5 @@ def get_benchmark(name: str) -> Benchmark:
     if name in BENCHMARKS:
         return BENCHMARKS[name]
     if name not in entries:
-        raise ConfigError(f"unknown benchmark {name!r}; choose from {', '.join([*BENCHMARKS, *sorted(entries)])}")
+        raise UsageError(f"unknown benchmark {name!r}; choose from {', '.join([*BENCHMARKS, *sorted(entries)])}")
     return load_entry(entries[name], Benchmark)

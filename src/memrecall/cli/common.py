@@ -296,9 +296,14 @@ def all_per_query(task: Task, runs: Mapping[str, Mapping[str, Ranking]], ks) -> 
 
 def system_spec_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """Refuse a file path given for --system (a service file, *.toml, excepted), saying the MODULE:ATTR that names
-    the same plug-in."""
+    the same plug-in; a name that names no system is a usage error too."""
+    from memrecall.systems.registry import spec_problem
+
     module, _, attr = value.partition(":")
     if value.endswith(".toml") or not (module.endswith(".py") or "/" in module or "\\" in module):
+        problem = spec_problem(value)
+        if problem is not None:
+            raise click.BadParameter(problem, ctx=ctx, param=param)
         return value
     path = Path(module)
     classes = _system_classes(path) if not attr else [attr]
