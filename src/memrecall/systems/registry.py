@@ -11,7 +11,7 @@ from typing import Any
 
 from memrecall.encoding.embeddings import Encoder
 from memrecall.errors import ConfigError, UsageError, comma_list
-from memrecall.systems.contract import is_system
+from memrecall.systems.contract import contract_problem, is_system
 
 ENTRY_POINT_GROUP = "memrecall.systems"
 BASELINE_SYSTEMS = ("recency", "hashing", "dense", "fts5", "hybrid")
@@ -176,8 +176,9 @@ def _instantiate(target: Any, spec: str) -> Any:
             target = target()
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - user code
         raise ConfigError(f"--system {spec}: constructing it failed: {_what(exc)}") from None
-    if not is_system(target):
-        raise ConfigError(f"--system {spec}: the object has no index(documents) and rank(query) methods")
+    problem = contract_problem(target)
+    if problem is not None:
+        raise ConfigError(f"--system {spec}: {problem}")
     return target
 
 
