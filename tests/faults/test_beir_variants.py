@@ -94,7 +94,8 @@ VARIANTS = {
     "doc not JSON": (
         set_line(C, 6, '{"_id": "x",'),
         C,
-        "line 7 column 13 (byte 1056): invalid JSON: Expecting property name enclosed in double quotes; the text ends inside a value; it looks truncated",
+        "line 7 column 13 (byte 1056): invalid JSON: Expecting property name enclosed in double quotes; "
+        "the text ends inside a value; it looks truncated",
     ),
     "doc an array": (set_line(C, 6, "[1, 2]"), C, "line 7: expected a JSON object, got an array"),
     "doc repeats a key": (

@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from memrecall.data.limits import MAX_JSON_DEPTH
 from memrecall.data.nesting import check_depth, depth_limited, refuse_stream_depth, too_deep_offset, too_deep_problem
-from memrecall.data.text import decode_utf8
+from memrecall.data.text import decode_utf8, lone_surrogate_escape, safe_cut
 from memrecall.errors import DatasetError, short
 
 _ID_KEYS = ("question_id", "sample_id", "query_id", "probe_id", "persona_id", "id", "dia_id", "corpus_id")
@@ -71,7 +71,8 @@ def syntax_problem(exc: json.JSONDecodeError, start: int = 0) -> tuple[str, str]
     where = f"column {exc.colno} (byte {start + len(doc[:pos].encode('utf-8', 'surrogatepass'))})"
     if isinstance(exc, TooDeep):
         return where, exc.msg
-    ending = f"; {TRUNCATED}" if not doc[pos:].strip() else ""
+    at_end = not doc[pos:].strip() or exc.msg.startswith("Unterminated string")  # a string runs to the end
+    ending = f"; {TRUNCATED}" if at_end else ""
     return where, f"invalid JSON: {exc.msg}{ending}"
 
 
@@ -254,7 +255,8 @@ def iter_json_array(path: Path) -> Iterator[Any]:
             super().__setitem__(key, value)
 
     with open_regular(path) as handle:
-        events = depth_limited(ijson.basic_parse(handle, use_float=True), lambda: refuse_stream_depth(path, handle))
+        guarded = SurrogateGuard(handle, path)
+        events = depth_limited(ijson.basic_parse(guarded, use_float=True), lambda: refuse_stream_depth(path, handle))
         try:
             for index, item in enumerate(ijson.items(ijson.parse(events), "item", map_type=Noting)):
                 if repeated:
@@ -266,6 +268,39 @@ def iter_json_array(path: Path) -> Iterator[Any]:
             raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
         except (ijson.common.JSONError, UnicodeDecodeError, ValueError) as exc:
             raise stream_syntax_error(path, handle, exc) from None
+
+
+class SurrogateGuard:
+    """A binary reader that hands ijson a file piece by piece, each searched for a lone surrogate escape first
+    (ijson's fast backend would read one as '?'); pieces never split an escape."""
+
+    def __init__(self, handle: IO[bytes], path: Path) -> None:
+        self.handle, self.path, self.pending, self.offset, self.lines = handle, path, b"", 0, 0
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to about `size` bytes (b"" at the end), refused in one line at a lone surrogate escape."""
+        if size == 0:
+            return b""
+        while True:
+            more = self.handle.read(size if size and size > 0 else 1 << 16)
+            data = self.pending + more
+            cut = safe_cut(data) if more else len(data)
+            if cut or not more:
+                break
+            self.pending = data
+        piece, self.pending = data[:cut], data[cut:]
+        found = lone_surrogate_escape(piece)
+        if found is not None:
+            line = self.lines + piece.count(b"\n", 0, found) + 1
+            raise DatasetError(
+                str(self.path),
+                f"line {line} (byte {self.offset + found})",
+                f"{short(piece[found : found + 6].decode('ascii'))} is half of a surrogate pair with no partner; "
+                "a lone surrogate is not encodable as UTF-8",
+            )
+        self.offset += len(piece)
+        self.lines += piece.count(b"\n")
+        return piece
 
 
 def stream_syntax_error(path: Path, handle: IO[bytes], exc: Exception) -> DatasetError:
