@@ -219,7 +219,7 @@ CASES: dict[str, tuple[Callable[[Format, str], str | None], str]] = {
         f"JSON nested more than {MAX_JSON_DEPTH} levels deep",
     ),
     "cut off": (lambda f, b: truncated(b), "it looks truncated"),
-    "trailing comma": (lambda f, b: trailing_comma(b, f.jsonl), "invalid JSON"),
+    "trailing comma": (lambda f, b: trailing_comma(b, f.jsonl), "leaves a value missing (a trailing comma)"),
     "lone surrogate in a text": (
         lambda f, b: with_value(f, b, f.text, json.dumps("when was \ud800 that?")),
         "\\ud800",

@@ -31,7 +31,7 @@ def inflated(path: str | Path, data: bytes) -> bytes:
     if not is_gzip(data):
         return data
     cap = inflation_cap(len(data))
-    out, total, rest = [], 0, data
+    out, rest = bytearray(), data
     try:
         while rest:
             if not is_gzip(rest):
@@ -41,16 +41,15 @@ def inflated(path: str | Path, data: bytes) -> bytes:
             while not inflater.eof:
                 piece = inflater.decompress(pending, STEP_BYTES)
                 pending = inflater.unconsumed_tail
-                total += len(piece)
-                if total > cap:
+                if len(out) + len(piece) > cap:
                     raise DatasetError(str(path), "", too_large(len(data), cap))
-                out.append(piece)
+                out += piece
                 if not piece and not pending:
                     raise DatasetError(str(path), "", "is not a readable gzip file (it ends inside a member)")
             rest = inflater.unused_data.lstrip(b"\0")  # gzip allows zero padding after a member
     except zlib.error as exc:
         raise DatasetError(str(path), "", f"is not a readable gzip file ({exc})") from None
-    return b"".join(out)
+    return bytes(out)
 
 
 def too_large(size: int, cap: int) -> str:

@@ -99,17 +99,23 @@ def stream_syntax_error(path: Path, handle: IO[bytes], exc: Exception) -> Datase
     except located.UnexpectedSymbol as found:
         match = re.fullmatch(r"Unexpected symbol (.*) at (\d+)", str(found), re.S)
         if match:
-            where = char_position(handle, int(match.group(2)))
-            return DatasetError(str(path), where, f"invalid JSON: unexpected {short(match.group(1))}")
+            where, byte = char_position(handle, int(match.group(2)))
+            symbol = match.group(1).strip("'")
+            handle.seek(max(0, byte - 256))
+            before = handle.read(min(byte, 256)).rstrip()
+            trailing = symbol in ("]", "}") and before.endswith(b",")
+            hint = f"; a comma before '{symbol}' leaves a value missing (a trailing comma)" if trailing else ""
+            return DatasetError(str(path), where, f"invalid JSON: unexpected {short(match.group(1))}{hint}")
     except (ijson.common.JSONError, ValueError) as found:
         if isinstance(found, ijson.common.IncompleteJSONError) and "Incomplete" in str(found):
-            return DatasetError(str(path), char_position(handle, None), f"invalid JSON: {TRUNCATED}")
+            return DatasetError(str(path), char_position(handle, None)[0], f"invalid JSON: {TRUNCATED}")
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return DatasetError(str(path), "", f"invalid JSON: {short(first)}")
 
 
-def char_position(handle: IO[bytes], offset: int | None) -> str:
-    """`line L column C (byte B)` of character `offset` of a UTF-8 stream (None: its end), read from the start."""
+def char_position(handle: IO[bytes], offset: int | None) -> tuple[str, int]:
+    """`line L column C (byte B)` of character `offset` of a UTF-8 stream (None: its end), read from the start,
+    and the byte offset B."""
     import codecs
 
     handle.seek(0)
@@ -129,4 +135,4 @@ def char_position(handle: IO[bytes], offset: int | None) -> str:
         line, line_chars = line + newlines, (len(text) - text.rfind("\n") - 1) if newlines else line_chars + len(text)
         if chars == offset:
             break
-    return f"line {line} column {line_chars + 1} (byte {byte})"
+    return f"line {line} column {line_chars + 1} (byte {byte})", byte

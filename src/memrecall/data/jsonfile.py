@@ -71,9 +71,12 @@ def syntax_problem(exc: json.JSONDecodeError, start: int = 0) -> tuple[str, str]
     where = f"column {exc.colno} (byte {start + len(doc[:pos].encode('utf-8', 'surrogatepass'))})"
     if isinstance(exc, TooDeep):
         return where, exc.msg
-    at_end = not doc[pos:].strip() or exc.msg.startswith("Unterminated string")  # a string runs to the end
-    ending = f"; {TRUNCATED}" if at_end else ""
-    return where, f"invalid JSON: {exc.msg}{ending}"
+    message = exc.msg.removesuffix(" starting at")  # Python's json puts the position after these words
+    if doc[pos : pos + 1] in ("]", "}") and doc[:pos].rstrip().endswith(","):
+        message += f"; a comma before '{doc[pos]}' leaves a value missing (a trailing comma)"
+    if not doc[pos:].strip() or message == "Unterminated string":  # the string runs to the end
+        message += f"; {TRUNCATED}"
+    return where, f"invalid JSON: {message}"
 
 
 def line_problem(number: int, exc: json.JSONDecodeError) -> str:
