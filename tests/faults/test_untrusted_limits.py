@@ -120,6 +120,20 @@ def rankings_text(folder: Path) -> str:
     return export_hashing(folder).read_text(encoding="utf-8")
 
 
+def harness(name: str, fixture: str, slot: tuple, question: tuple) -> Format:
+    """A harness command's format (longmemeval, locomo): one JSON file, fts5 only."""
+    return Format(
+        name,
+        lambda _: (FIXTURES / fixture).read_text(encoding="utf-8"),
+        slot,
+        False,
+        write_file(f"{name}.json"),
+        lambda p, out: [name, "--data", p, "--modes", "fts5", "--quiet", "--output", out],
+        question,
+        True,
+    )
+
+
 FORMATS = {
     f.name: f
     for f in (
@@ -133,26 +147,8 @@ FORMATS = {
             ("personas", 0, "episodes", 0, "probes", 0, "query"),
             True,
         ),
-        Format(
-            "longmemeval",
-            lambda _: (FIXTURES / "lme_format_mini.json").read_text(encoding="utf-8"),
-            (0, "haystack_sessions"),
-            False,
-            write_file("lme.json"),
-            lambda p, out: ["longmemeval", "--data", p, "--modes", "fts5", "--quiet", "--output", out],
-            (0, "question"),
-            True,
-        ),
-        Format(
-            "locomo",
-            lambda _: (FIXTURES / "locomo_mini.json").read_text(encoding="utf-8"),
-            (0, "conversation"),
-            False,
-            write_file("locomo.json"),
-            lambda p, out: ["locomo", "--data", p, "--modes", "fts5", "--quiet", "--output", out],
-            (0, "qa", 0, "question"),
-            True,
-        ),
+        harness("longmemeval", "lme_format_mini.json", (0, "haystack_sessions"), (0, "question")),
+        harness("locomo", "locomo_mini.json", (0, "conversation"), (0, "qa", 0, "question")),
         Format(
             "beir",
             lambda _: (BEIR / "corpus.jsonl").read_text(encoding="utf-8"),
