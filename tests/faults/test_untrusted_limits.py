@@ -33,8 +33,10 @@ CHILD = """
 import atexit, os, resource, sys
 cap = int(os.environ["LIMIT_AS"])
 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-atexit.register(lambda: open(os.environ["PEAK_FILE"], "w").write(
-    str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
+def peak():  # VmHWM is this image's own high-water mark; ru_maxrss would count the parent it was forked from
+    line = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+    open(os.environ["PEAK_FILE"], "w").write(line.split()[1])
+atexit.register(peak)
 from memrecall.cli import main
 main(sys.argv[1:], prog_name="memrecall")
 """
