@@ -55,7 +55,7 @@ def test_a_registered_benchmark_runs_and_evaluates_by_its_name(tmp_path, monkeyp
                  "--output", tmp_path / "e.json")  # fmt: skip
     assert scored.exit_code == 0, scored.output
     unknown = run("run", "acme-log", "--data", SAMPLE, "--system", "fts5", "--quiet")
-    assert unknown.exit_code == 1
+    assert unknown.exit_code == 2
     assert (
         f"unknown benchmark 'acme-log'; choose from {', '.join(BENCHMARKS)}, acme-factory, acme-logs" in unknown.output
     )

@@ -107,7 +107,7 @@ def test_unknown_strategy_and_missing_data_fail_with_one_line(tmp_path):
             str(tmp_path / "r.json"),
         ],
     )
-    assert bad.exit_code == 1
+    assert bad.exit_code == 2
     assert "unknown strategy 'bogus'" in bad.output
     assert not (tmp_path / "r.json").exists()
     missing = runner.invoke(main, ["baseline", "--data", str(tmp_path / "nope.json")])

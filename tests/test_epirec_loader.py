@@ -87,7 +87,7 @@ def test_malformed_release_names_the_json_path(release, mutate, where):
 def test_invalid_json_reports_line_and_column(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text('{\n  "reference_now": "x",\n  oops\n}', encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"bad.json: line 3 column 3: invalid JSON"):
+    with pytest.raises(DatasetError, match=r"bad.json: line 3 column 3 \(byte 28\): invalid JSON"):
         load_epirec(path)
 
 

@@ -104,7 +104,7 @@ def test_every_problem_is_reported_with_its_line_and_no_report_is_written(export
         "line 5: query 't01e01-f' already ranked at line 1",
         "line 6: 't01e02-i' belongs to store 't01', not 't02'",
         "line 25: expected a JSON object, got list",
-        "line 26: not valid JSON",
+        "line 26 column 2: invalid JSON: Expecting property name enclosed in double quotes",
         "line 27: missing persona_id, ranked_episode_ids",
         "missing query t01e02-x",
     ]:

@@ -138,7 +138,7 @@ def test_an_unknown_metric_is_one_line_naming_the_known_ones_and_nothing_is_writ
     where = "--out" if command[0] == "sweep" else "--output"
     target = tmp_path / ("swept" if command[0] == "sweep" else "r.json")
     result = run(*args, where, target, "--metrics", bad)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --metrics: unknown metric"), result.output
     assert KNOWN_METRICS in lines[0]

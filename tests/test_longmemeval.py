@@ -204,7 +204,7 @@ def test_same_data_and_options_give_a_byte_identical_report_content(harness_run,
 
 def test_bad_mode_is_one_clear_line(tmp_path):
     result = run("longmemeval", "--data", MINI, "--modes", "fts5,bm99", "--output", tmp_path / "x.json")
-    assert result.exit_code == 1 and "unknown mode 'bm99'" in result.output
+    assert result.exit_code == 2 and "unknown mode 'bm99'" in result.output
 
 
 def test_official_protocol_headline_is_recall_all(tmp_path):

@@ -113,10 +113,10 @@ def test_rankings_given_in_order_are_used_and_checked(tmp_path):
     ("args", "code", "message"),
     [
         (("--alpha", "1.5"), 2, "Invalid value for '--alpha': must be between 0 and 1, got 1.5"),
-        (("--power", "0.3"), 1, "error: --power must be from 0.5 to below 1, got 0.3"),
-        (("--metric", "hits@3"), 1, "error: --metrics: unknown metric 'hits@3'"),
+        (("--power", "0.3"), 2, "error: --power must be from 0.5 to below 1, got 0.3"),
+        (("--metric", "hits@3"), 2, "error: --metrics: unknown metric 'hits@3'"),
         (("--grouping", "by_colour"), 2, "error: --grouping by_colour: not one of the report's groupings"),
-        (("--metric", "mrr"), 1, "error: mrr is a graded metric: its power needs a second system to pair with"),
+        (("--metric", "mrr"), 2, "error: mrr is a graded metric: its power needs a second system to pair with"),
     ],
 )
 def test_bad_options_are_one_line_and_write_nothing(tmp_path, args, code, message):

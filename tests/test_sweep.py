@@ -26,7 +26,7 @@ def swept(tmp_path_factory):
     result = run(
         "sweep",
         "--systems",
-        "recency,fts5,no-such-system",
+        "recency,fts5,no_such_module:System",
         "--benchmarks",
         "epirec,locomo,longmemeval",
         "--data",
@@ -61,7 +61,7 @@ def test_failures_are_named_and_do_not_stop_the_rest(swept):
     result, _ = swept
     failed = [line for line in result.output.splitlines() if line.startswith("failed: ")]
     assert len(failed) == 5
-    assert "failed: epirec / no-such-system: unknown system 'no-such-system'" in result.output
+    assert "failed: epirec / no_such_module:System: --system no_such_module:System: cannot import" in result.output
     assert "failed: longmemeval / recency: benchmark: " in result.output
     assert "broken_lme.json: record 0: expected an object" in result.output
     assert "Traceback" not in result.output

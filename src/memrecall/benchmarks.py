@@ -11,7 +11,7 @@ from memrecall.data.jsonfile import describe_file_type
 from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.data.releases import DEFAULT_RELEASE, RELEASES, bundled_release
-from memrecall.errors import ConfigError, UsageError
+from memrecall.errors import UsageError
 from memrecall.scoring.depth import scoring_depth
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
@@ -53,12 +53,14 @@ class Benchmark:
         """The Task of a dataset file (loader options such as max_instances pass through).
 
         A file the loader refuses that looks like another format is named as that format, with the command for it.
+        Every task then passes memrecall.data.task_rules (something to score, every text encodable as UTF-8).
         """
         from memrecall.data.formats import wrong_format_hint
+        from memrecall.data.task_rules import check_task
         from memrecall.errors import DatasetError
 
         try:
-            return self.loader(Path(path), options)
+            loaded = self.loader(Path(path), options)
         except DatasetError as exc:
             if self.data_kind != "file" or Path(path).is_dir():
                 raise
@@ -66,6 +68,8 @@ class Benchmark:
             if hint is None:
                 raise
             raise DatasetError(str(path), "", hint) from exc
+        check_task(loaded.task, str(path))
+        return loaded
 
     def headline(self, ks: Sequence[int] | None = None) -> list[str]:
         """The metrics shown as the headline, primary first."""
@@ -263,5 +267,5 @@ def get_benchmark(name: str) -> Benchmark:
     entries = installed_entries(BENCHMARKS)
     if name not in entries:
         known = ", ".join([*BENCHMARKS, *RELEASE_ALIASES, *sorted(entries)])
-        raise ConfigError(f"unknown benchmark {name!r}; choose from {known}")
+        raise UsageError(f"unknown benchmark {name!r}; choose from {known}")
     return load_entry(entries[name], Benchmark)

@@ -25,7 +25,8 @@ _KINDS = (
     "leaves out",
     "already ranked",
     "belongs to store",
-    "not valid JSON",
+    "invalid JSON",
+    "nested more than",
     "expected a JSON object",
     "missing ",
     "must be",
@@ -50,11 +51,15 @@ def problem_kind(problem: str) -> str:
 
 
 class RankingsError(MemrecallError):
-    """Rankings (a file or a system's answers) are malformed or do not match the task; lists the first 20 problems."""
+    """Rankings (a file or a system's answers) are malformed or do not match the task; lists the first 20 problems.
+
+    A hint (the likely cause, such as the wrong --benchmark) goes on the first line, before the list.
+    """
 
     def __init__(self, source: str, problems: list[str], hint: str | None = None) -> None:
         self.source, self.problems = source, problems
-        lines = [f"{source}: {len(problems)} problem(s)", *(f"  {p}" for p in problems[:SHOWN_PROBLEMS])]
+        first = f"{source}: {len(problems)} problem(s)" + (f"; hint: {hint}" if hint else "")
+        lines = [first, *(f"  {p}" for p in problems[:SHOWN_PROBLEMS])]
         if len(problems) > SHOWN_PROBLEMS:
             counts: dict[str, int] = {}
             for problem in problems:
@@ -63,8 +68,6 @@ class RankingsError(MemrecallError):
                 f"  ... and {len(problems) - SHOWN_PROBLEMS} more; all {len(problems)} by kind: "
                 + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
             )
-        if hint:
-            lines.append(f"  hint: {hint}")
         super().__init__("\n".join(lines))
 
 

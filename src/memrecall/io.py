@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import re
+import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 STALE_TEMP_SECONDS = 60.0
 _staged: ContextVar[list[tuple[str, Path]] | None] = ContextVar("staged_writes", default=None)
 _created: ContextVar[list[Path] | None] = ContextVar("created_folders", default=None)
+_announced: ContextVar[list[str] | None] = ContextVar("announced_lines", default=None)
 # Code points str.splitlines() ends a line at that json.dumps(ensure_ascii=False) leaves raw.
 _LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -26,32 +28,62 @@ def write_failure(path: str | Path, exc: OSError) -> OSError:
     return type(exc)(exc.errno or errno.EIO, exc.strerror or str(exc), str(path))
 
 
+class Batch:
+    """One command's outputs: `complete` turns true once every staged file is in place."""
+
+    def __init__(self) -> None:
+        self.complete = False
+        self.written: list[Path] = []
+
+
 @contextmanager
-def output_batch() -> Iterator[None]:
+def output_batch() -> Iterator[Batch]:
     """Stage every atomic write inside as a temp file; rename them all into place at the end, or none on error.
 
     A deliberate exit (SystemExit, e.g. a coverage verdict after the report is complete) still lands
-    the outputs; any other exception, Ctrl-C included, removes the staged files.
+    the outputs; any other exception, Ctrl-C included, removes the staged files. Lines given to
+    `announce` are printed (and flushed) only once every file is written and staged, just before the
+    renames: a failed write never had its file announced, and a failed stdout still lands nothing.
     """
+    batch = Batch()
     if _staged.get() is not None:
-        yield
+        yield batch
         return
     staged: list[tuple[str, Path]] = []
     created: list[Path] = []
-    token, folders = _staged.set(staged), _created.set(created)
+    announced: list[str] = []
+    token, folders, lines = _staged.set(staged), _created.set(created), _announced.set(announced)
+    deliberate: SystemExit | None = None
     try:
-        yield
-    except SystemExit:
+        try:
+            try:
+                yield batch
+            except SystemExit as exc:
+                deliberate = exc
+            for line in announced:
+                sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+        except BaseException:
+            _discard(staged, created)
+            raise
+        batch.written = [path for _, path in staged]
         _commit(staged, created)
-        raise
-    except BaseException:
-        _discard(staged, created)
-        raise
-    else:
-        _commit(staged, created)
+        batch.complete = True
+        if deliberate is not None:
+            raise deliberate
     finally:
         _staged.reset(token)
         _created.reset(folders)
+        _announced.reset(lines)
+
+
+def announce(line: str) -> None:
+    """Print a line that says a file was written: at once outside a batch, else once every file of it is written."""
+    pending = _announced.get()
+    if pending is None:
+        sys.stdout.write(line + "\n")
+    else:
+        pending.append(line)
 
 
 def _discard(staged: list[tuple[str, Path]], created: list[Path]) -> None:

@@ -91,7 +91,12 @@ VARIANTS = {
         "line 6: timestamp must be an ISO 8601 string",
     ),
     "doc store_id a number": (edit_line(C, 5, lambda r: r.update(store_id=3)), C, "line 6: store_id must be a string"),
-    "doc not JSON": (set_line(C, 6, '{"_id": "x",'), C, "line 7: invalid JSON"),
+    "doc not JSON": (
+        set_line(C, 6, '{"_id": "x",'),
+        C,
+        "line 7 column 13 (byte 1056): invalid JSON: Expecting property name enclosed in double quotes; "
+        "the text ends inside a value; it looks truncated",
+    ),
     "doc an array": (set_line(C, 6, "[1, 2]"), C, "line 7: expected a JSON object, got an array"),
     "doc repeats a key": (
         set_line(C, 0, '{"_id": "a", "text": "x", "text": "y", "store_id": "ana"}'),

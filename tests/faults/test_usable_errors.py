@@ -32,6 +32,7 @@ def test_generic_keys_in_an_epirec_file_get_a_hint(tmp_path):
     assert_one_line_error(
         result, "hint: every line lacks ranked_episode_ids; found ranked_ids: is this a LongMemEval/LoCoMo"
     )
+    assert result.output.splitlines()[0].endswith("is this a LongMemEval/LoCoMo rankings file? use --benchmark")
 
 
 def test_rankings_for_another_benchmark_get_a_hint(tmp_path):
@@ -54,6 +55,7 @@ def test_rankings_for_another_benchmark_get_a_hint(tmp_path):
     )
     result = run("evaluate", tmp_path / "l.jsonl", "--data", MINI_RELEASE, "--output", tmp_path / "r.json")
     assert_one_line_error(result, "hint: no query id is one of epirec's: are these rankings for another benchmark?")
+    assert result.output.splitlines()[0].endswith("are these rankings for another benchmark? use --benchmark")
 
 
 @pytest.mark.parametrize(

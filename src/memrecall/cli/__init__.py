@@ -15,21 +15,23 @@ class MemrecallGroup(click.Group):
     """Runs each command as one output batch (all files land or none) and turns library errors into one line."""
 
     def invoke(self, ctx: click.Context):
-        from memrecall.io import output_batch
+        from memrecall.io import Batch, output_batch
 
         _terminate_as_interrupt()
+        batch = Batch()
         try:
-            with output_batch():
+            with output_batch() as batch:
                 result = super().invoke(ctx)
                 _flush_stdout()  # inside the batch: a full disk or a closed pipe on stdout lands no file
-                return result
+            _flush_stdout()
+            return result
         except OSError as exc:
             if exc.errno not in WRITE_ERRNOS:
                 raise
             _silence_stdout()
             where = exc.filename or "standard output"
             reason = f"{exc.strerror or exc} ({errno.errorcode[exc.errno]})"
-            click.echo(f"error: cannot write {where}: {reason}; no output was left behind", err=True)
+            click.echo(f"error: cannot write {where}: {reason}; {_left_behind(batch)}", err=True)
             sys.exit(1)
         except MemrecallError as exc:
             if ctx.params.get("debug") and getattr(exc, "remote_traceback", ""):
@@ -41,8 +43,15 @@ class MemrecallGroup(click.Group):
             click.echo(f"error: {exc}", err=True)
             sys.exit(130 if isinstance(exc, SystemInterrupted) else 2 if isinstance(exc, UsageError) else 1)
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            click.echo(f"interrupted; {_left_behind(batch)}", err=True)
             sys.exit(130)
+
+
+def _left_behind(batch) -> str:
+    """What a failed or interrupted command leaves: nothing, or (once the batch landed) every output, complete."""
+    if not batch.complete:
+        return "no output was left behind"
+    return f"the outputs were already complete ({len(batch.written)} file(s) written)"
 
 
 WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EPIPE, errno.EDQUOT, errno.EIO})

@@ -22,6 +22,7 @@ from memrecall.cli.common import (
 )
 from memrecall.cli.rankings_export import rankings_format_option, rankings_suffix, write_rankings
 from memrecall.data.releases import DEFAULT_RELEASE
+from memrecall.io import announce
 
 
 @click.command()
@@ -137,7 +138,7 @@ def baseline(
         metrics = content["scoring"]["metrics"]
         notes = report_notes(run.report["content"])
         print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type"), notes))
-    click.echo(report_line(output, run.report))
+    announce(report_line(output, run.report))
     if export_rankings:
-        click.echo(f"rankings: {export_rankings}/<strategy>{rankings_suffix(rankings_format)}")
+        announce(f"rankings: {export_rankings}/<strategy>{rankings_suffix(rankings_format)}")
     finish_outputs(run.report, all_per_query(run.task, run.rankings, benchmark.ks), per_query, report_dir)

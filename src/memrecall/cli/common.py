@@ -10,6 +10,7 @@ import click
 
 from memrecall.data.model import Ranking, Task
 from memrecall.data.releases import RELEASES
+from memrecall.io import announce
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 
@@ -268,7 +269,7 @@ def finish_outputs(report: dict, rows: list[dict], per_query: Path | None, repor
 
         rows = bind_rows(report, rows)
         write_jsonl(per_query, rows)
-        click.echo(f"per-query results: {per_query} ({len(rows)} rows)")
+        announce(f"per-query results: {per_query} ({len(rows)} rows)")
     render_card(report, report_dir, hardest_for(report, rows), rows)
 
 
@@ -281,7 +282,7 @@ def render_card(
     from memrecall.reports.cards.card import write_report_card
 
     written = write_report_card(report, folder, hardest, rows=rows)
-    click.echo(f"report card: {folder}/README.md ({len(written) - 1} figures)")
+    announce(f"report card: {folder}/README.md ({len(written) - 1} figures)")
 
 
 def hardest_for(report: dict, rows: list[dict]) -> list[dict]:
@@ -300,9 +301,14 @@ def all_per_query(task: Task, runs: Mapping[str, Mapping[str, Ranking]], ks) -> 
 
 def system_spec_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """Refuse a file path given for --system (a service file, *.toml, excepted), saying the MODULE:ATTR that names
-    the same plug-in."""
+    the same plug-in; a name that names no system is a usage error too."""
+    from memrecall.systems.registry import spec_problem
+
     module, _, attr = value.partition(":")
     if value.endswith(".toml") or not (module.endswith(".py") or "/" in module or "\\" in module):
+        problem = spec_problem(value)
+        if problem is not None:
+            raise click.BadParameter(problem, ctx=ctx, param=param)
         return value
     path = Path(module)
     classes = _system_classes(path) if not attr else [attr]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from memrecall.io import announce
+
 ROOT_OPTION = click.option(
     "--root",
     type=click.Path(file_okay=False, path_type=Path),
@@ -155,8 +157,8 @@ def build(root: Path, check: bool) -> None:
         return
     written = write_files(files)
     for path in written:
-        click.echo(f"wrote {layout.display(path)}")
-    click.echo(f"built {len(written)} file(s){_in(layout)}" if written else f"up to date: nothing written{_in(layout)}")
+        announce(f"wrote {layout.display(path)}")
+    announce(f"built {len(written)} file(s){_in(layout)}" if written else f"up to date: nothing written{_in(layout)}")
 
 
 def _check_foreign_checkout(layout, check: bool) -> None:
@@ -212,7 +214,7 @@ def audit(root: Path, threshold: float, output: Path) -> None:
         + ", ".join(f"{k} {v}" for k, v in counts["by_probe_type"].items())
         + ")"
     )
-    click.echo(f"written: {output}{_in(layout)}")
+    announce(f"written: {output}{_in(layout)}")
 
 
 @click.group()
@@ -240,7 +242,7 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
     loaded = _schema_valid_personas(layout)
     sample = sample_episodes(loaded.personas, size)
     atomic_write_text(output, sample_csv(sample))
-    click.echo(f"sampled {len(sample)} episodes -> {output}{_in(layout)}")
+    announce(f"sampled {len(sample)} episodes -> {output}{_in(layout)}")
 
 
 @labels.command("agree")

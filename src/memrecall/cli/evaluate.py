@@ -20,6 +20,7 @@ from memrecall.cli.common import (
     write_report,
 )
 from memrecall.data.releases import DEFAULT_VERSION
+from memrecall.io import announce
 
 QUIET_OPTION = click.option(
     "--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went."
@@ -88,7 +89,7 @@ def _score_and_print(
         rows = comparison_rows(comparison["by_group"], metrics)
         heading = f"{comparison['system']} minus {first} (paired; p Holm-adjusted over {len(content['comparisons'])})"
         print_table(comparison_table(heading, rows, metrics))
-    click.echo(report_line(output, report))
+    announce(report_line(output, report))
     write_tables(report, tables)
     finish_outputs(report, result.per_query, per_query, report_dir)
 
@@ -105,7 +106,7 @@ def write_tables(report: dict, tables: dict) -> None:
     header = [*COLUMNS, *PAIRED]
     for kind, path in tables.items():
         atomic_write_text(path, csv_table(header, rows) if kind == "csv" else latex_table(header, rows, 4))
-        click.echo(f"{kind} table: {path} ({len(rows)} rows)")
+        announce(f"{kind} table: {path} ({len(rows)} rows)")
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -303,4 +304,4 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool, sign_key, quiet:
             cells = ", ".join(f"{m} {v:.3f}" for m, v in values.items())
             click.echo(f"  {entry['path_name']}: {name}: {cells}")
     report = write_report(output, report, sign_key)
-    click.echo(report_line(output, report))
+    announce(report_line(output, report))

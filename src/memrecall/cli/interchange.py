@@ -8,6 +8,7 @@ import click
 
 from memrecall.cli.common import new_plan
 from memrecall.cli.rankings_export import population_option
+from memrecall.io import announce
 
 
 @click.command()
@@ -52,4 +53,4 @@ def qrels(benchmark_name: str, data: Path | None, granularity: str | None, out: 
     text, queries, judgements, left_out = qrels_text(benchmark.load(path, **options).task, population)
     atomic_write_text(out, text)
     left = f"; {left_out_text(left_out)}" if left_out else ""
-    click.echo(f"qrels: {out} (the {population} population: {queries} queries, {judgements} judgements{left})")
+    announce(f"qrels: {out} (the {population} population: {queries} queries, {judgements} judgements{left})")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from memrecall.io import announce
+
 
 @click.command()
 @click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
@@ -50,4 +52,4 @@ def leaderboard(folder, out, data_values, keys, quiet) -> None:
     for name, content in files.items():
         atomic_write_bytes(out / name, content)
     rows = sum(len(t.rows) + len(t.oracle) + len(t.apart) for t in tables)
-    click.echo(f"leaderboard: {out / 'index.html'} ({len(tables)} tables, {rows} rows, {len(files)} files)")
+    announce(f"leaderboard: {out / 'index.html'} ({len(tables)} tables, {rows} rows, {len(files)} files)")

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from memrecall.data.releases import DEFAULT_VERSION
+from memrecall.io import announce
 
 
 def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -81,4 +82,4 @@ def power(report_paths, rankings, data, alpha, power_level, difference, metrics,
         click.echo(line)
     if output is not None:
         write_json(output, results)
-        click.echo(f"power: {output}")
+        announce(f"power: {output}")

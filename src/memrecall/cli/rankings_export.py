@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from memrecall.data.model import Ranking, Task
+from memrecall.io import announce
 
 
 def rankings_format_option(function: Callable) -> Callable:
@@ -80,7 +81,7 @@ def write_rankings(
         atomic_write_text(path, trec_run_text(task, rankings, tag, population))
         left_out = left_out_text(population_queries(task, population)[1]) if population != "all" else ""
         if left_out:
-            click.echo(f"TREC run {path}: the {population} population; {left_out}")
+            announce(f"TREC run {path}: the {population} population; {left_out}")
         return
     from memrecall.data.rankings import rankings_rows
     from memrecall.io import write_jsonl

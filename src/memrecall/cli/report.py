@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from memrecall.cli.common import data_input, new_plan
+from memrecall.io import announce
 
 
 @click.command("report")
@@ -114,7 +115,7 @@ def report_command(
         check_values(report, rows, rankings, data, str(per_query))
         hardest = hardest_for(report, rows)
     for path in write_report_card(report, out, hardest, state=state, reason=reason, rows=rows):
-        click.echo(f"wrote {path}")
+        announce(f"wrote {path}")
 
 
 def report_arguments(argv: list[str], default_report: str, default_out: str) -> list[str]:

@@ -33,6 +33,7 @@ from memrecall.cli.rankings_export import (
     write_rankings,
 )
 from memrecall.data.releases import DEFAULT_VERSION
+from memrecall.io import announce
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, check_pass_env
 
 IN_PROCESS = "--in-process"
@@ -244,7 +245,7 @@ def run(
     report = write_report(output, result.report, sign_key)
     if export_rankings:
         write_rankings(export_rankings, loaded.task, rankings, benchmark.row_keys, rankings_format, chosen, population)
-        click.echo(f"rankings: {export_rankings}")
+        announce(f"rankings: {export_rankings}")
     if export_official_log:
         from memrecall.io import atomic_text_writer
         from memrecall.reports.exports.official_log import export_official_log as export
@@ -257,5 +258,5 @@ def run(
         metrics = table_metrics(content)
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} queries"
         print_table(results_table(title, systems_rows(report), metrics, notes=report_notes(report["content"])))
-    click.echo(report_line(output, report))
+    announce(report_line(output, report))
     finish_outputs(report, result.per_query, per_query, report_dir)

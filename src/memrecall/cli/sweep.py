@@ -77,13 +77,17 @@ def sweep(
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
     """
     from memrecall.cli.common import data_input, new_plan
-    from memrecall.errors import comma_list
+    from memrecall.errors import UsageError, comma_list
     from memrecall.io import atomic_write_text
     from memrecall.reports.exports.sweep_summary import csv_summary, latex_summary, markdown_summary, summary_rows
     from memrecall.running.sweep import output_paths, parse_data_options, sweep_benchmarks
     from memrecall.running.sweep import sweep as run_sweep
+    from memrecall.systems.registry import spec_problem
 
     systems = comma_list(systems_text, "--systems")
+    unknown = next((problem for problem in map(spec_problem, systems) if problem), None)
+    if unknown is not None:
+        raise UsageError(f"--systems: {unknown}")
     encoder = model_label(model)
     entries = sweep_benchmarks(comma_list(benchmarks_text, "--benchmarks"), parse_data_options(data_values))
     planned = {

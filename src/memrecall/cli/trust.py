@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from memrecall.data.releases import DEFAULT_VERSION
+from memrecall.io import announce
 
 
 @click.group()
@@ -23,9 +24,9 @@ def keys_new(out: Path, name: str) -> None:
     from memrecall.reports.proof.signing import write_key_pair
 
     private, public, key_id = write_key_pair(out, name)
-    click.echo(f"private key: {private} (mode 0600; keep it secret)")
-    click.echo(f"public key: {public}")
-    click.echo(f"key_id: {key_id}")
+    announce(f"private key: {private} (mode 0600; keep it secret)")
+    announce(f"public key: {public}")
+    announce(f"key_id: {key_id}")
 
 
 @keys.command("sign")
@@ -70,7 +71,7 @@ def keys_sign(report_path: Path, key_file: Path, output: Path | None) -> None:
         report = write_report(output, report, key)
     except ConfigError as exc:
         raise ConfigError(f"{report_path}: {exc}") from None
-    click.echo(report_line(output, report))
+    announce(report_line(output, report))
 
 
 @click.command()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import json
 import re
 import zlib
 from pathlib import Path
@@ -65,7 +64,7 @@ def input_kind(path: Path) -> str:
     if _TREC_LINE.match(first_line):
         return "trec"
     if head.startswith("{") and _is_json_line(first_line):
-        return line_kind(json.loads(first_line))
+        return line_kind(_json_line(first_line))
     keys = set(_KEY.findall(head))
     if head.startswith("{"):
         if _REPORT_START.match(head) or ("content" in keys and keys & {"content_sha256", "signatures"}):
@@ -136,12 +135,19 @@ def rankings_kinds(benchmark: str) -> tuple[tuple[str, ...], str]:
     return RANKINGS_KINDS[:2], "rankings (memrecall JSONL or a TREC run)"
 
 
+def _json_line(line: str) -> object:
+    """`line` parsed as JSON (nesting bounded, duplicate keys refused), or None when it does not parse."""
+    from memrecall.data.jsonfile import loads_strict
+
+    try:
+        return loads_strict(line)
+    except ValueError:
+        return None
+
+
 def _is_json_line(line: str) -> bool:
     """True when `line` alone is a complete JSON object."""
-    try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
-        return False
+    return isinstance(_json_line(line), dict)
 
 
 def wrong_format_hint(path: Path, expected: str) -> str | None:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from memrecall.data.limits import MAX_JSON_DEPTH
+from memrecall.data.nesting import check_depth, depth_limited, too_deep_offset, too_deep_problem
 from memrecall.data.text import decode_utf8
 from memrecall.errors import DatasetError, short
 
@@ -24,7 +26,7 @@ class DuplicateKey(ValueError):
         super().__init__(f"duplicate key {short(repr(key))}{owner}: JSON objects must not repeat a key")
 
 
-def _owner(pairs: list[tuple[str, Any]]) -> str:
+def key_owner(pairs: list[tuple[str, Any]]) -> str:
     """` in the object with question_id 'q1'`, or `` when the object has no id-like string field."""
     for key, value in pairs:
         if key in _ID_KEYS and isinstance(value, str):
@@ -37,14 +39,57 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
     out: dict = {}
     for key, value in pairs:
         if key in out:
-            raise DuplicateKey(key, _owner(pairs))
+            raise DuplicateKey(key, key_owner(pairs))
         out[key] = value
     return out
 
 
+class TooDeep(json.JSONDecodeError):
+    """JSON nested deeper than MAX_JSON_DEPTH, refused before it was parsed (at the bracket one level too deep)."""
+
+
 def loads_strict(text: str) -> Any:
-    """json.loads that refuses duplicate keys (DuplicateKey) and otherwise raises json.JSONDecodeError."""
+    """json.loads that refuses duplicate keys (DuplicateKey), nesting past MAX_JSON_DEPTH (TooDeep) and otherwise
+    raises json.JSONDecodeError."""
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:
+        data = text.encode("utf-8", "surrogatepass")
+        offset = too_deep_offset(data)
+        if offset is not None:
+            raise TooDeep(too_deep_problem(), text, len(data[:offset].decode("utf-8", "surrogatepass")))
     return json.loads(text, object_pairs_hook=unique_pairs)
+
+
+TRUNCATED = "the text ends inside a value; it looks truncated"
+
+
+def syntax_problem(exc: json.JSONDecodeError, start: int = 0) -> tuple[str, str]:
+    """Where a JSON text fails to parse (column and byte offset) and what is wrong, saying when it looks cut off.
+
+    `start` is the byte offset the text starts at in its file (a JSON line's).
+    """
+    doc, pos = exc.doc, exc.pos
+    where = f"column {exc.colno} (byte {start + len(doc[:pos].encode('utf-8', 'surrogatepass'))})"
+    if isinstance(exc, TooDeep):
+        return where, exc.msg
+    message = exc.msg.removesuffix(" starting at")  # Python's json puts the position after these words
+    if doc[pos : pos + 1] in ("]", "}") and doc[:pos].rstrip().endswith(","):
+        message += f"; a comma before '{doc[pos]}' leaves a value missing (a trailing comma)"
+    if not doc[pos:].strip() or message == "Unterminated string":  # the string runs to the end
+        message += f"; {TRUNCATED}"
+    return where, f"invalid JSON: {message}"
+
+
+def line_problem(number: int, exc: json.JSONDecodeError) -> str:
+    """`line N column C: invalid JSON: ...`, one JSON line's entry among a rankings file's problems."""
+    where, problem = syntax_problem(exc)
+    return f"line {number} {where.split(' (')[0]}: {problem}"
+
+
+def syntax_error(source: str, exc: json.JSONDecodeError, line: int | None = None, start: int = 0) -> DatasetError:
+    """The one-line DatasetError of a JSON text (or of JSON line `line` starting at byte `start`) that does not
+    parse."""
+    where, problem = syntax_problem(exc, start)
+    return DatasetError(source, f"line {line if line is not None else exc.lineno} {where}", problem)
 
 
 def describe_file_type(mode: int) -> str | None:
@@ -115,12 +160,14 @@ def read_csv_rows(path: str | Path) -> list[dict[str, str]]:
 
 
 def read_json(path: Path) -> Any:
-    """Parse a JSON file strictly (duplicate keys refused); DatasetError with line and column."""
-    text = decode_utf8(path, read_regular_bytes(path))
+    """Parse a JSON file strictly (duplicate keys refused, nesting bounded); DatasetError with line and byte."""
+    data = read_regular_bytes(path)
+    check_depth(str(path), data)
+    text = decode_utf8(path, data)
     try:
         return loads_strict(text)
     except json.JSONDecodeError as exc:
-        raise DatasetError(str(path), f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        raise syntax_error(str(path), exc) from None
     except DuplicateKey as exc:
         raise DatasetError(str(path), "", str(exc)) from None
 
@@ -141,9 +188,17 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
             try:
                 yield number, loads_strict(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(str(path), f"line {number}", f"invalid JSON: {exc.msg}") from None
+                raise syntax_error(str(path), exc, number, line_start(text, number)) from None
             except DuplicateKey as exc:
                 raise DatasetError(str(path), f"line {number}", str(exc)) from None
+
+
+def line_start(text: str, number: int) -> int:
+    """The byte offset at which line `number` (from 1) of `text` starts (lines end at '\\n')."""
+    position = 0
+    for _ in range(number - 1):
+        position = text.index("\n", position) + 1
+    return len(text[:position].encode("utf-8", "surrogatepass"))
 
 
 def require(source: str, value: Any, path: str, kind: type | tuple[type, ...], what: str) -> Any:
@@ -180,36 +235,6 @@ def describe(value: Any) -> str:
     return "a number" if isinstance(value, (int, float)) else type(value).__name__
 
 
-def iter_json_array(path: Path) -> Iterator[Any]:
-    """Stream a top-level JSON array one item at a time (ijson), duplicate keys refused in every object.
-
-    ijson builds objects into a mapping that notes a repeated key (raising inside ijson's C backend
-    is not safe); the item that holds one is refused as soon as it is complete.
-    """
-    import ijson
-
-    repeated: list[DuplicateKey] = []
-
-    class Noting(dict):
-        def __setitem__(self, key: str, value: Any) -> None:
-            if key in self and not repeated:
-                repeated.append(DuplicateKey(key, _owner(list(self.items()))))
-            super().__setitem__(key, value)
-
-    try:
-        with open_regular(path) as handle:
-            for index, item in enumerate(ijson.items(handle, "item", use_float=True, map_type=Noting)):
-                if repeated:
-                    raise DatasetError(str(path), f"item {index}", str(repeated[0]))
-                yield item
-    except DatasetError:
-        raise
-    except OSError as exc:
-        raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
-    except (ijson.common.JSONError, UnicodeDecodeError, ValueError) as exc:
-        raise DatasetError(str(path), "", f"invalid JSON: {short(exc)}") from None
-
-
 def count_strings_past(raw: str, prefixes: tuple[str, ...], limit: int) -> int | None:
     """Stream one JSON text's events; the count of strings at `prefixes` once it passes `limit`, else None.
 
@@ -219,9 +244,12 @@ def count_strings_past(raw: str, prefixes: tuple[str, ...], limit: int) -> int |
 
     import ijson
 
+    def refuse() -> None:
+        raise ValueError("nested too deep")
+
     count = 0
     try:
-        for prefix, event, _ in ijson.parse(io.BytesIO(raw.encode("utf-8"))):
+        for prefix, event, _ in ijson.parse(depth_limited(ijson.basic_parse(io.BytesIO(raw.encode("utf-8"))), refuse)):
             if event == "string" and prefix in prefixes:
                 count += 1
                 if count > limit:

@@ -12,6 +12,7 @@ from memrecall.data.jsonfile import (
     DuplicateKey,
     count_strings_past,
     describe,
+    line_problem,
     loads_strict,
     read_regular_bytes,
     split_lines,
@@ -106,7 +107,7 @@ def _read_jsonl(lines: list[str], sizes: Mapping[str, int] | None) -> tuple[list
         try:
             obj = loads_strict(raw)
         except json.JSONDecodeError as exc:
-            problems.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+            problems.append(line_problem(number, exc))
             continue
         except DuplicateKey as exc:
             problems.append(f"{where}: {exc}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from memrecall.errors import DatasetError
@@ -33,3 +34,34 @@ def decode_utf8(path: str | Path, data: bytes, bom_ok: bool = False) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DatasetError(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+# JSON text, left to right: an escaped backslash, a surrogate pair, or a lone surrogate escape (the one to find).
+_ESCAPES = re.compile(
+    rb"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
+ESCAPE_SPAN = 12  # bytes of the longest escape the pattern matches (a surrogate pair)
+
+
+def lone_surrogate_escape(data: bytes) -> int | None:
+    """The byte offset of the first \\uD800-\\uDFFF escape in JSON text that is not half of a pair, or None.
+
+    Python's json keeps such a character (later refused by memrecall.data.task_rules), but ijson's fast
+    backend silently turns it into '?', so streamed files are searched for it before they are parsed.
+    """
+    if b"\\ud" not in data and b"\\uD" not in data:
+        return None
+    for match in _ESCAPES.finditer(data):
+        if match.group(1):
+            return match.start()
+    return None
+
+
+def safe_cut(data: bytes) -> int:
+    """Where a chunk of JSON text can end without splitting a run of backslashes or an escape sequence."""
+    tail = data.find(b"\\", max(0, len(data) - ESCAPE_SPAN))
+    if tail < 0:
+        return len(data)
+    while tail > 0 and data[tail - 1] == ord("\\"):
+        tail -= 1
+    return tail

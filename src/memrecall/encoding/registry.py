@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from memrecall.errors import ConfigError
+from memrecall.errors import ConfigError, UsageError
 
 REGISTRY_FILE = Path(__file__).with_name("registry.json")
 MODELS_ENV = "MEMRECALL_MODELS"  # the folder fetched encoders live in, one sub-folder per name; shared with the script
@@ -75,7 +75,7 @@ def named(name: str) -> EncoderSpec:
     try:
         return registry()[name]
     except KeyError:
-        raise ConfigError(f"unknown encoder name {name!r}; named encoders: {', '.join(registry())}") from None
+        raise UsageError(f"unknown encoder name {name!r}; named encoders: {', '.join(registry())}") from None
 
 
 def by_weights(digest: str | None) -> EncoderSpec | None:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from memrecall.benchmarks import Benchmark, Loaded
-from memrecall.data.jsonfile import read_regular_text
+from memrecall.data.jsonfile import DuplicateKey, loads_strict, read_regular_text
 from memrecall.data.rankings import check_rows, parse_rankings_text
 from memrecall.errors import RankingsError
 from memrecall.io import canonical_json
@@ -55,9 +55,9 @@ def read_scores(path: Path) -> list[dict]:
     rows = []
     for number, line in enumerate(read_regular_text(path).splitlines(), start=1):
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RankingsError(str(path), [f"line {number}: not JSON ({exc.msg})"]) from None
+            row = loads_strict(line)
+        except (json.JSONDecodeError, DuplicateKey) as exc:
+            raise RankingsError(str(path), [f"line {number}: not JSON ({getattr(exc, 'msg', exc)})"]) from None
         if not (
             isinstance(row, dict)
             and isinstance(row.get("query_id"), str)

@@ -55,8 +55,10 @@ def _parse_file(text: str, source: str, bench: Benchmark, loaded: Loaded) -> tup
     if bench.name.startswith("longmemeval") and first.lstrip().startswith("{"):
         try:
             official = line_kind(loads_strict(first)) == "official-log"
-        except (json.JSONDecodeError, DuplicateKey):
+        except DuplicateKey:  # nesting was checked before the repeated key was met
             official = line_kind(json.loads(first)) == "official-log" if _parses(first) else False
+        except json.JSONDecodeError:
+            official = False
         if official:
             rows, problems, detected = read_official_log(lines, loaded.task)
             return rows, problems, f"official LongMemEval retrieval log, {detected} corpus ids"

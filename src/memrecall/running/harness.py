@@ -13,7 +13,7 @@ from memrecall.data.model import Ranking
 from memrecall.encoding.backends import choose_backend
 from memrecall.encoding.embeddings import resolve_model
 from memrecall.encoding.encoders import SharedEncoder
-from memrecall.errors import ConfigError
+from memrecall.errors import ConfigError, UsageError
 from memrecall.reports.comparability import manifest
 from memrecall.reports.content import data_identity, environment, make_report, task_identity
 from memrecall.running.executors import executor_facts
@@ -63,7 +63,7 @@ def resolve_modes(modes: Sequence[str], model: str | None, backend: str | None =
         if mode == "auto":
             mode = "hybrid" if embeddings_available(model, backend) else "fts5"
         if mode not in MODES:
-            raise ConfigError(f"unknown mode {mode!r}; choose from {', '.join(MODES)} or auto")
+            raise UsageError(f"unknown mode {mode!r}; choose from {', '.join(MODES)} or auto")
         if mode in out:
             raise ConfigError(f"mode {mode} is listed twice")
         out.append(mode)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memrecall.errors import ConfigError, comma_list
+from memrecall.errors import ConfigError, UsageError, comma_list
 from memrecall.scoring.metrics import KNOWN_METRICS, MAX_K, parse_metric
 
 MAX_SEED = 2**63 - 1
@@ -35,7 +35,7 @@ def parse_metric_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
         try:
             out.append(parse_metric(name.strip()).name)
         except (ValueError, AttributeError):
-            raise ConfigError(
+            raise UsageError(
                 f"--metrics: unknown metric {name!r}; known: {KNOWN_METRICS} (k from 1 to {MAX_K})"
             ) from None
     return tuple(dict.fromkeys(out))

@@ -23,7 +23,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from memrecall.errors import ConfigError
+from memrecall.errors import ConfigError, UsageError
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES, GRID, exact_mean, on_grid, parse_metric, resample_counts
 
 BINARY_KINDS = frozenset({"recall", "recall_all"})
@@ -38,7 +38,7 @@ def check_levels(alpha: float, power: float) -> None:
     if not 0.0 < alpha <= 0.5:
         raise ConfigError(f"--alpha must be above 0 and at most 0.5, got {alpha}")
     if not 0.5 <= power < 1.0:
-        raise ConfigError(f"--power must be from 0.5 to below 1, got {power}")
+        raise UsageError(f"--power must be from 0.5 to below 1, got {power}")
 
 
 def quantiles(alpha: float, power: float) -> tuple[float, float]:
@@ -149,7 +149,7 @@ def paired_power(
         queries = needed(mcnemar_queries(psi, target, alpha, power)) if target is not None else None
         return Power(method, n, observed, psi, detectable, target, queries)
     if b is None:
-        raise ConfigError(f"{metric} is a graded metric: its power needs a second system to pair with")
+        raise UsageError(f"{metric} is a graded metric: its power needs a second system to pair with")
     sd = resampled_sd(a - b, seed, label, resamples)
     detectable = normal_detectable(sd, n, alpha, power)
     queries = needed(normal_queries(sd, target, alpha, power)) if target is not None and sd > 0 else None

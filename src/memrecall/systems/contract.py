@@ -18,9 +18,26 @@ class NotMeasurable:
     reason: str
 
 
+REQUIRED_METHODS = ("index(documents)", "rank(query)")
+
+
 def is_system(obj: Any) -> bool:
     """True when obj has callable index and rank."""
-    return callable(getattr(obj, "index", None)) and callable(getattr(obj, "rank", None))
+    return contract_problem(obj) is None
+
+
+def contract_problem(obj: Any) -> str | None:
+    """What `obj` lacks of the contract, naming each missing method exactly; None when it has both."""
+    missing = [m for m in REQUIRED_METHODS if not callable(getattr(obj, m.split("(")[0], None))]
+    if not missing:
+        return None
+    has = [m for m in REQUIRED_METHODS if m not in missing]
+    what = (
+        f"{type(obj).__name__} has {has[0].split('(')[0]}() but no {missing[0]} method"
+        if has
+        else (f"{type(obj).__name__} has neither an index(documents) nor a rank(query) method")
+    )
+    return f"{what}; a system needs both index(documents) and rank(query)"
 
 
 @dataclass
@@ -93,9 +110,9 @@ def adapt(system: Any, name: str | None = None, default_name: str | None = None)
     if isinstance(system, SystemAdapter):
         return system if name is None else SystemAdapter(system.system, name, system.uses_gold_labels)
     with user_code(name or default_name or type(system).__name__, "index/rank lookup", system):
-        usable = is_system(system)
-    if not usable:
-        raise ConfigError(f"{type(system).__name__} has no index(documents) and rank(query) methods")
+        problem = contract_problem(system)
+    if problem is not None:
+        raise ConfigError(problem)
     own = None
     if name is None:
         with user_code(default_name or type(system).__name__, "name", system):

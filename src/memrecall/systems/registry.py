@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.encoding.embeddings import Encoder
-from memrecall.errors import ConfigError, comma_list
-from memrecall.systems.contract import is_system
+from memrecall.errors import ConfigError, UsageError, comma_list
+from memrecall.systems.contract import contract_problem, is_system
 
 ENTRY_POINT_GROUP = "memrecall.systems"
 BASELINE_SYSTEMS = ("recency", "hashing", "dense", "fts5", "hybrid")
@@ -72,7 +72,7 @@ def build_builtin(name: str, context: SystemContext) -> Any:
         from memrecall.systems.builtin.memory_models import build_memory_model
 
         return build_memory_model(name, DenseRetriever(context.encoder(), context.show_progress))
-    raise ConfigError(f"unknown system {name!r}")
+    raise UsageError(f"unknown system {name!r}")
 
 
 def registered_names() -> list[str]:
@@ -104,7 +104,7 @@ def parse_system_names(text: str, known: Sequence[str] = BUILTIN_SYSTEMS) -> lis
     names = comma_list(text, "--strategies")
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise ConfigError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(known)}")
+        raise UsageError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(known)}")
     return names
 
 
@@ -135,6 +135,13 @@ def is_trusted_spec(spec: str) -> bool:
     return dist is not None and dist.name == "memrecall" and entry.value.startswith("memrecall.systems.")
 
 
+def spec_problem(spec: str) -> str | None:
+    """Why `spec` names no system (no built-in, entry point or service file of that name, and not MODULE:ATTR)."""
+    if spec in BUILTIN_SYSTEMS or spec.endswith(".toml") or ":" in spec or entry_point(spec) is not None:
+        return None
+    return f"unknown system {spec!r}: give MODULE:ATTR or one of {', '.join(registered_names())}"
+
+
 def load_plugin(spec: str) -> tuple[Any, str]:
     """A system and its default name from an entry-point name or MODULE:ATTR (imports and builds user code)."""
     entry = entry_point(spec)
@@ -144,8 +151,9 @@ def load_plugin(spec: str) -> tuple[Any, str]:
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - any import failure of user code becomes one line
             raise ConfigError(f"--system {spec}: cannot load {entry.value}: {_what(exc)}") from None
         return _instantiate(target, spec), spec
-    if ":" not in spec:
-        raise ConfigError(f"unknown system {spec!r}: give MODULE:ATTR or one of {', '.join(registered_names())}")
+    problem = spec_problem(spec)
+    if problem is not None:
+        raise UsageError(problem)
     module_name, _, attr = spec.partition(":")
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
@@ -168,8 +176,9 @@ def _instantiate(target: Any, spec: str) -> Any:
             target = target()
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - user code
         raise ConfigError(f"--system {spec}: constructing it failed: {_what(exc)}") from None
-    if not is_system(target):
-        raise ConfigError(f"--system {spec}: the object has no index(documents) and rank(query) methods")
+    problem = contract_problem(target)
+    if problem is not None:
+        raise ConfigError(f"--system {spec}: {problem}")
     return target
 
 

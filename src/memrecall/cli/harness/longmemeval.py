@@ -14,6 +14,7 @@ from memrecall.cli.harness.options import (
     options_from,
     run_and_print,
 )
+from memrecall.io import announce
 
 
 @click.command(cls=HarnessCommand)
@@ -68,6 +69,6 @@ def longmemeval(protocol: str, max_instances: int | None, granularity: str, expo
         for mode, path in logs.items():
             with atomic_text_writer(path) as out:
                 count = export(params["data"], loaded.task, run.rankings[mode], out, granularity == "turn")
-            click.echo(f"official retrieval log: {path} ({count} questions)")
+            announce(f"official retrieval log: {path} ({count} questions)")
 
     run_and_print(benchmark, loaded, options, params, title, write_logs)

@@ -18,6 +18,7 @@ from memrecall.cli.common import (
     sign_option,
 )
 from memrecall.cli.rankings_export import population_option, rankings_format_option, rankings_suffix, trec_population
+from memrecall.io import announce
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 
 
@@ -159,7 +160,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
     for mode, path in params["export_rankings"].items():
         chosen = params["rankings_format"], mode, params["population"]
         write_rankings(path, loaded.task, run.rankings[mode], benchmark.row_keys, *chosen)
-        click.echo(f"rankings: {path}")
+        announce(f"rankings: {path}")
     if after_run is not None:
         after_run(run)
     if not params["quiet"]:
@@ -172,7 +173,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
         if session_rows:
             heading = "the same run at session level (turn -> session, LongMemEval's effective-k rule)"
             print_table(results_table(heading, session_rows, metrics, ("mode", "group")))
-    click.echo(report_line(output, run.report))
+    announce(report_line(output, run.report))
     rows = all_per_query(loaded.task, run.rankings, options.ks)
     finish_outputs(run.report, rows, params["per_query"], params["report_dir"])
     if floor:

@@ -20,7 +20,16 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from memrecall.data.jsonfile import DuplicateKey, describe, describe_file_type, file_sha256, loads_strict, split_lines
+from memrecall.data.jsonfile import (
+    DuplicateKey,
+    describe,
+    describe_file_type,
+    file_sha256,
+    line_start,
+    loads_strict,
+    split_lines,
+    syntax_error,
+)
 from memrecall.data.loaders.beir_qrels import read_qrels, read_utf8_text
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError, near_miss, short
@@ -117,14 +126,15 @@ def _records(path: Path, allowed: tuple[str, ...], time_key: str) -> Iterator[tu
     source = str(path)
     seen: dict[str, int] = {}
     found = False
-    for number, line in enumerate(split_lines(read_utf8_text(path)), start=1):
+    text = read_utf8_text(path)
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         where = f"line {number}"
         try:
             record = loads_strict(line)
         except json.JSONDecodeError as exc:
-            raise DatasetError(source, where, f"invalid JSON: {exc.msg}") from None
+            raise syntax_error(source, exc, number, line_start(text, number)) from None
         except DuplicateKey as exc:
             raise DatasetError(source, where, str(exc)) from None
         if not isinstance(record, dict):

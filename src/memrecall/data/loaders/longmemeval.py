@@ -26,7 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memrecall.data.jsonfile import describe, file_sha256, iter_json_array
+from memrecall.data.json_stream import iter_json_array
+from memrecall.data.jsonfile import describe, file_sha256
 from memrecall.data.model import JudgedQuery, LabelledDocument, Task
 from memrecall.errors import DatasetError, near_miss
 

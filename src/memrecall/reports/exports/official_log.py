@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from memrecall.data.jsonfile import DuplicateKey, describe, loads_strict
+from memrecall.data.jsonfile import DuplicateKey, describe, line_problem, loads_strict
 from memrecall.data.loaders.longmemeval import iter_records, noans_id, restore_id
 from memrecall.data.model import Ranking, Task
 from memrecall.data.rankings import RankingRow
@@ -164,7 +164,7 @@ def read_official_log(lines: Sequence[str], task: Task) -> tuple[list[RankingRow
         try:
             obj = loads_strict(raw)
         except json.JSONDecodeError as exc:
-            problems.append(f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})")
+            problems.append(line_problem(number, exc))
             continue
         except DuplicateKey as exc:
             problems.append(f"line {number}: {exc}")

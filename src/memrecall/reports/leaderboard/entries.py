@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -10,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 
 from memrecall.benchmarks import BENCHMARKS, REPO_ROOT, Benchmark, Loaded, get_benchmark
-from memrecall.data.jsonfile import read_regular_bytes, read_regular_text
+from memrecall.data.jsonfile import read_json, read_regular_bytes
 from memrecall.data.rankings import read_rankings_file
 from memrecall.data.releases import RELEASES
 from memrecall.errors import ConfigError, DatasetError
@@ -138,8 +137,8 @@ UNSANDBOXED = {
 def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], keys: Sequence[Path] = ()) -> Entry:
     """One report with its rankings (SYSTEM.rankings.jsonl beside it) and scores, checked and verified."""
     try:
-        report = json.loads(read_regular_text(path))
-    except (DatasetError, json.JSONDecodeError) as exc:
+        report = read_json(path)
+    except DatasetError as exc:
         raise DatasetError(str(path), "", f"not a readable JSON report: {getattr(exc, 'problem', exc)}") from None
     problem = shape_problem(report)
     content = report.get("content", {}) if isinstance(report, dict) else {}

@@ -31,6 +31,13 @@ def describe_identity(content: dict, name: str) -> str:
     version = content.get("memrecall_version", "?")
     identity = system_identity(content, name)
     if identity is None:
+        from memrecall.systems.registry import is_trusted_spec
+
+        if not is_trusted_spec(name):
+            return (
+                f"not known: the report records no identity for {short(repr(name))}, and no system of memrecall's "
+                "own is registered under that name"
+            )
         return f"{OWN_CODE}, the system registered as {short(name)} in memrecall {version}"
     if identity.get("origin") == "rankings file":
         return "scored from a rankings file; the code that made the rankings is not recorded"
