@@ -165,7 +165,7 @@ def read_json(path: Path) -> Any:
     check_depth(str(path), data)
     text = decode_utf8(path, data)
     try:
-        return loads_strict(text)
+        return json.loads(text, object_pairs_hook=unique_pairs)  # nesting was bounded on the bytes just now
     except json.JSONDecodeError as exc:
         raise syntax_error(str(path), exc) from None
     except DuplicateKey as exc:
