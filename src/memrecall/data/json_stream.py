@@ -11,7 +11,7 @@ from typing import IO, Any
 
 from memrecall.data.jsonfile import TRUNCATED, DuplicateKey, key_owner, open_regular
 from memrecall.data.nesting import depth_limited, refuse_stream_depth
-from memrecall.data.text import lone_surrogate_escape, safe_cut
+from memrecall.data.text import lone_surrogate_escape, lone_surrogate_problem, safe_cut
 from memrecall.errors import DatasetError, short
 
 
@@ -71,10 +71,7 @@ class SurrogateGuard:
         if found is not None:
             line = self.lines + piece.count(b"\n", 0, found) + 1
             raise DatasetError(
-                str(self.path),
-                f"line {line} (byte {self.offset + found})",
-                f"{short(piece[found : found + 6].decode('ascii'))} is half of a surrogate pair with no partner; "
-                "a lone surrogate is not encodable as UTF-8",
+                str(self.path), f"line {line} (byte {self.offset + found})", lone_surrogate_problem(piece, found)
             )
         self.offset += len(piece)
         self.lines += piece.count(b"\n")

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from memrecall.data.limits import MAX_JSON_DEPTH
-from memrecall.data.nesting import check_depth, depth_limited, too_deep_offset, too_deep_problem
-from memrecall.data.text import decode_utf8
+from memrecall.data.nesting import check_depth, depth_limited, position, too_deep_offset, too_deep_problem
+from memrecall.data.text import decode_utf8, lone_surrogate_escape, lone_surrogate_problem
 from memrecall.errors import DatasetError, short
 
 _ID_KEYS = ("question_id", "sample_id", "query_id", "probe_id", "persona_id", "id", "dia_id", "corpus_id")
@@ -163,9 +163,12 @@ def read_json(path: Path) -> Any:
     """Parse a JSON file strictly (duplicate keys refused, nesting bounded); DatasetError with line and byte."""
     data = read_regular_bytes(path)
     check_depth(str(path), data)
+    found = lone_surrogate_escape(data)
+    if found is not None:
+        raise DatasetError(str(path), position(data, found), lone_surrogate_problem(data, found))
     text = decode_utf8(path, data)
     try:
-        return loads_strict(text)
+        return json.loads(text, object_pairs_hook=unique_pairs)  # nesting was bounded on the bytes just now
     except json.JSONDecodeError as exc:
         raise syntax_error(str(path), exc) from None
     except DuplicateKey as exc:

@@ -57,6 +57,12 @@ def lone_surrogate_escape(data: bytes) -> int | None:
     return None
 
 
+def lone_surrogate_problem(data: bytes, offset: int) -> str:
+    """The words of the refusal of the lone surrogate escape at `offset`, the same for every reader."""
+    escape = data[offset : offset + 6].decode("ascii", errors="replace")
+    return f"{escape} is half of a surrogate pair with no partner; a lone surrogate is not encodable as UTF-8"
+
+
 def safe_cut(data: bytes) -> int:
     """Where a chunk of JSON text can end without splitting a run of backslashes or an escape sequence."""
     tail = data.find(b"\\", max(0, len(data) - ESCAPE_SPAN))
