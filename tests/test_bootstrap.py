@@ -34,7 +34,7 @@ def test_quick_start_installs_test_tools_only_for_the_test_command():
     commands = re.findall(r"<!-- quickstart-(baseline|test) -->\n```\n(.*?)\n```", text)
     assert commands == [
         ("baseline", "bash scripts/bootstrap.sh && .venv/bin/memrecall baseline"),
-        ("test", "bash scripts/bootstrap.sh test && .venv/bin/python -m pytest"),
+        ("test", "bash scripts/bootstrap.sh test && .venv/bin/python -m pytest -n auto"),
     ]
 
 
