@@ -34,7 +34,7 @@ def written_form(raw: str) -> str:
     if _SINGLE.match(text.removesuffix(".")):
         return "trailing_period"
     if _RANGE.match(text):
-        return "range"
+        return "range" if _read_part(text) else "malformed"
     if _JOINED.match(text):
         return "joined"
     parts = _parts(text)
