@@ -30,7 +30,8 @@ def test_gold_of_each_source_chat_ids_shape():
         "count": 1,
         "of": 10,
         "queries": {
-            "1:preference_following:0": "preference_following[0].source_chat_ids names no id: no message of the conversation"
+            "1:preference_following:0": "preference_following[0].source_chat_ids names no id: "
+            "no message of the conversation"
         },
     }
 
@@ -94,15 +95,35 @@ def _mutations():
         ("id not an integer", chat(setter(0, "turns", 0, 1, "id", value="1")), "[0].turns[0][1].id"),
         ("id repeats", chat(setter(1, "turns", 1, 0, "id", value=2)), "[1].turns[1][0].id"),
         ("role unknown", chat(setter(1, "turns", 0, 1, "role", value="system")), "[1].turns[0][1]"),
-        ("anchor unreadable", chat(setter(1, "turns", 0, 0, "time_anchor", value="2 April 2024")), "[1].turns[0][0].time_anchor"),
+        (
+            "anchor unreadable",
+            chat(setter(1, "turns", 0, 0, "time_anchor", value="2 April 2024")),
+            "[1].turns[0][0].time_anchor",
+        ),
         ("questions not an object", questions(lambda d: [d]), None),
         ("ability unknown", questions(setter("memory_recall", value=[])), "memory_recall"),
         ("ability not a list", questions(setter("summarization", value={})), "summarization"),
-        ("question missing", questions(setter("information_extraction", 0, "question", value="")), "information_extraction[0]"),
-        ("ids not integers", questions(setter("information_extraction", 0, "source_chat_ids", value=["4"])), "information_extraction[0].source_chat_ids"),
-        ("update without updated_info", questions(setter("knowledge_update", 0, "source_chat_ids", value={"original_info": [0]})), "knowledge_update[0].source_chat_ids"),
-        ("stale ids not integers", questions(setter("knowledge_update", 0, "source_chat_ids", "original_info", value="0")), "knowledge_update[0].source_chat_ids.original_info"),
-    ]  # fmt: skip
+        (
+            "question missing",
+            questions(setter("information_extraction", 0, "question", value="")),
+            "information_extraction[0]",
+        ),
+        (
+            "ids not integers",
+            questions(setter("information_extraction", 0, "source_chat_ids", value=["4"])),
+            "information_extraction[0].source_chat_ids",
+        ),
+        (
+            "update without updated_info",
+            questions(setter("knowledge_update", 0, "source_chat_ids", value={"original_info": [0]})),
+            "knowledge_update[0].source_chat_ids",
+        ),
+        (
+            "stale ids not integers",
+            questions(setter("knowledge_update", 0, "source_chat_ids", "original_info", value="0")),
+            "knowledge_update[0].source_chat_ids.original_info",
+        ),
+    ]
 
 
 @pytest.mark.parametrize(("name", "mutation", "where"), _mutations(), ids=[m[0] for m in _mutations()])
