@@ -72,6 +72,14 @@ def test_stale_above_updated_counts_which_message_ranks_first(order, expected):
     assert counts == {"questions": 1, **expected, "stale_first_share": float(expected["stale_first"])}
 
 
+def test_the_repositorys_nested_questions_folder_is_read_too(tmp_path):
+    tier = tmp_path / "beam"
+    shutil.copytree(MINI, tier)
+    (tier / "1" / "probing_questions").mkdir()
+    (tier / "1" / "probing_questions.json").rename(tier / "1" / "probing_questions" / "probing_questions.json")
+    assert [q.id for q in load_beam(tier)[0].queries] == [q.id for q in load_beam(MINI)[0].queries]
+
+
 def _mutations():
     def chat(change):
         return "chat.json", change

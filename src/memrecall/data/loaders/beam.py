@@ -2,7 +2,8 @@
 
 A tier is a folder of conversation folders `<n>/` each with `chat.json` (batches of `turns`, each a list of
 messages with integer `id`, `role`, `content`, and `time_anchor` such as `March-15-2024` on a batch's first
-message) and `probing_questions.json` (ten abilities, each a list of questions). Gold is `source_chat_ids`:
+message) and `probing_questions.json` or, as in BEAM's repository, `probing_questions/probing_questions.json`
+(ten abilities, each a list of questions). Gold is `source_chat_ids`:
 a list of message ids (nested lists are flattened), or `{first_statement, second_statement}` and
 `{first_event, second_event}` (both parts are gold), or `{original_info, updated_info}` (knowledge update:
 the updated message is the gold; the original is kept apart as the stale message, see stale_above_updated).
@@ -66,6 +67,13 @@ def conversation_folders(tier: Path) -> list[Path]:
     return found
 
 
+def questions_file(folder: Path) -> Path:
+    """A conversation's probing questions: `probing_questions.json`, or the repository's `probing_questions/` copy."""
+    flat = folder / "probing_questions.json"
+    nested = folder / "probing_questions" / "probing_questions.json"
+    return nested if not flat.exists() and nested.exists() else flat
+
+
 def load_beam(tier: str | Path, granularity: str = "message") -> tuple[Task, dict]:
     """The task and its dataset facts (stale messages of knowledge updates, questions without gold)."""
     if granularity not in GRANULARITIES:
@@ -79,7 +87,7 @@ def load_beam(tier: str | Path, granularity: str = "message") -> tuple[Task, dic
     files = []
     message_count = 0
     for folder in folders:
-        chat_path, questions_path = folder / "chat.json", folder / "probing_questions.json"
+        chat_path, questions_path = folder / "chat.json", questions_file(folder)
         files += [chat_path, questions_path]
         messages = _messages(chat_path, read_json(chat_path))
         message_count += len(messages)
