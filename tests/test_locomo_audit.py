@@ -58,6 +58,7 @@ def test_audited_gold_replaces_only_the_corrected_evidence(audit):
         "records": 4, "evidence_changed": 3, "evidence_kept": 1, "targets_changed": 3,
     }  # fmt: skip
     assert facts["left_without_evidence"] == ["conv-b:qa2"]
+    assert facts["official"] is False  # a hand-made audit file is not the released one
 
 
 def test_at_session_level_a_correction_within_one_session_changes_no_target(audit):
@@ -110,3 +111,4 @@ def test_the_real_audit_changes_the_counted_questions():
     assert (facts["session"]["evidence_changed"], facts["session"]["evidence_kept"]) == (96, 60)
     assert (facts["session"]["targets_changed"], facts["turn"]["targets_changed"]) == (29, 93)
     assert facts["turn"]["left_without_evidence"] == ["conv-47:qa11"]
+    assert facts["turn"]["official"] == {"file": "errors.json", "variant": "dial481/locomo-audit at 9493fb4"}

@@ -28,8 +28,9 @@ def bundled_digests() -> dict[str, str]:
 
 
 def family(benchmark: str) -> str:
-    """The benchmark family whose official files apply: epirec, locomo-plus, locomo, longmemeval, or the name itself."""
-    return next((f for f in ("epirec", "locomo-plus", "locomo", "longmemeval") if benchmark.startswith(f)), benchmark)
+    """The family whose official files apply: epirec, locomo-plus, locomo-audit, locomo, longmemeval, or the name."""
+    kinds = ("epirec", "locomo-plus", "locomo-audit", "locomo", "longmemeval")
+    return next((f for f in kinds if benchmark.startswith(f)), benchmark)
 
 
 def official_record(benchmark: str, sha256: str) -> dict:

@@ -15,6 +15,7 @@ from typing import Any
 
 from memrecall.data.jsonfile import describe, file_sha256, read_json
 from memrecall.data.loaders.locomo import LocomoLoad, load_locomo, resolve_evidence
+from memrecall.data.official import official_record
 from memrecall.errors import DatasetError
 
 GOLDS = ("official", "audited")
@@ -72,7 +73,8 @@ def audited(loaded: LocomoLoad, data: Path, audit: Path | None = None) -> tuple[
     facts = {
         "name": "audited",
         "file": audit.name,
-        "sha256": file_sha256(audit),
+        "sha256": (digest := file_sha256(audit)),
+        "official": official_record("locomo-audit", digest)["official"],
         "records": len(records),
         "evidence_changed": len(changed),
         "evidence_kept": kept,
