@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import shared_file
+from json_edits import setter
 
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.loaders.beam import load_beam, stale_above_updated
@@ -86,15 +87,6 @@ def _mutations():
 
     def questions(change):
         return "probing_questions.json", change
-
-    def setter(*keys, value):
-        def change(data):
-            target = data
-            for key in keys[:-1]:
-                target = target[key]
-            target[keys[-1]] = value
-
-        return change
 
     return [
         ("chat not a list", chat(lambda d: {"turns": []}), "$"),

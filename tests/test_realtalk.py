@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import shared_file
+from json_edits import setter
 
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.loaders.realtalk import load_realtalk
@@ -90,29 +91,20 @@ def test_run_scores_only_questions_with_gold_and_names_the_rest(tmp_path):
 def _mutations():
     """Each breaks one record of the mini chat: (name, change to the JSON, the record the error must name)."""
 
-    def set_path(keys, value):
-        def change(data):
-            target = data
-            for key in keys[:-1]:
-                target = target[key]
-            target[keys[-1]] = value
-
-        return change
-
     return [
-        ("qa not a list", set_path(["qa"], {}), "qa"),
-        ("question not a string", set_path(["qa", 0, "question"], 7), "qa[0].question"),
-        ("evidence not a list", set_path(["qa", 1, "evidence"], "D1:6"), "qa[1].evidence"),
-        ("evidence holds a number", set_path(["qa", 2, "evidence"], [3]), "qa[2].evidence"),
-        ("category unknown", set_path(["qa", 3, "category"], 4), "qa[3].category"),
-        ("category a string", set_path(["qa", 3, "category"], "1"), "qa[3].category"),
-        ("turn without clean_text", set_path(["session_2", 0, "clean_text"], None), "session_2[0]"),
-        ("dia_id unreadable", set_path(["session_2", 1, "dia_id"], "turn7"), "session_2[1].dia_id"),
-        ("dia_id repeated", set_path(["session_3", 1, "dia_id"], "D2:1"), "session_3[1].dia_id"),
-        ("turn time unreadable", set_path(["session_3", 0, "date_time"], "10/02/2024"), "session_3[0].date_time"),
-        ("session time missing", set_path(["session_1_date_time"], None), "session_1_date_time"),
-        ("session not a list", set_path(["session_2"], "hello"), "session_2"),
-        ("session empty", set_path(["session_3"], []), "session_3"),
+        ("qa not a list", setter("qa", value={}), "qa"),
+        ("question not a string", setter("qa", 0, "question", value=7), "qa[0].question"),
+        ("evidence not a list", setter("qa", 1, "evidence", value="D1:6"), "qa[1].evidence"),
+        ("evidence holds a number", setter("qa", 2, "evidence", value=[3]), "qa[2].evidence"),
+        ("category unknown", setter("qa", 3, "category", value=4), "qa[3].category"),
+        ("category a string", setter("qa", 3, "category", value="1"), "qa[3].category"),
+        ("turn without clean_text", setter("session_2", 0, "clean_text", value=None), "session_2[0]"),
+        ("dia_id unreadable", setter("session_2", 1, "dia_id", value="turn7"), "session_2[1].dia_id"),
+        ("dia_id repeated", setter("session_3", 1, "dia_id", value="D2:1"), "session_3[1].dia_id"),
+        ("turn time unreadable", setter("session_3", 0, "date_time", value="10/02/2024"), "session_3[0].date_time"),
+        ("session time missing", setter("session_1_date_time", value=None), "session_1_date_time"),
+        ("session not a list", setter("session_2", value="hello"), "session_2"),
+        ("session empty", setter("session_3", value=[]), "session_3"),
     ]
 
 
