@@ -246,3 +246,23 @@ def test_modes_accept_space_separated_names(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert json.loads((tmp_path / "r.json").read_text())["content"]["mode_order"] == ["fts5", "hybrid"]
+
+
+@pytest.mark.parametrize(("protocol", "after"), [("perseus", "recall@3"), ("official", "recall_all@1")])
+def test_tables_lead_with_recall_at_1_and_mrr_where_recall_at_10_saturates(tmp_path, protocol, after):
+    result = run(
+        "longmemeval", "--data", MINI, "--modes", "fts5", "--protocol", protocol, "--output", tmp_path / "r.json"
+    )
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.output.splitlines() if "recall@1" in line and "mode" in line)
+    columns = [cell.strip().split(" [")[0] for cell in header.strip("┃ ").split("┃")]
+    assert columns[:5] == ["mode", "group", "recall@1", "mrr", after]
+
+
+def test_other_benchmarks_keep_their_headline_first():
+    from memrecall.reports.exports.tables import lead_columns
+
+    content = {"kind": "locomo", "scoring": {"metrics": ["recall@1", "recall@3", "mrr"]}}
+    assert lead_columns(content, ["recall@3", "recall@1", "mrr"]) == ["recall@3", "recall@1", "mrr"]
+    content["benchmark"] = "longmemeval-official"
+    assert lead_columns(content, ["recall@3", "recall@1", "mrr"]) == ["recall@1", "mrr", "recall@3"]

@@ -48,6 +48,7 @@ class Benchmark:
     count_without_targets_by: tuple[str, ...] = ()
     data_kind: str = "file"
     resample_unit: str = "query"  # "store" where stores hold many scored queries (EpiRec, LoCoMo)
+    analyses: Callable[[Loaded, Mapping[str, Any]], dict] | None = None  # extra per-run results (BEAM's stale rate)
 
     def load(self, path: Path, **options: Any) -> Loaded:
         """The Task of a dataset file (loader options such as max_instances pass through).
@@ -155,10 +156,16 @@ def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Load
 
         category5 = options.get("category5") or "apart"
         loaded = load_locomo(path, granularity, category5)
+        gold = {}
+        if (options.get("gold") or "official") == "audited":
+            from memrecall.data.loaders.locomo_audit import audited
+
+            loaded, gold = audited(loaded, path, options.get("gold_file"))
         dataset = {"kind": "locomo", "granularity": granularity, "file": path.name}
         dataset.update(evidence_issue_counts=loaded.issue_counts(), evidence_issues=loaded.evidence_issues)
-        # recorded only when chosen, so the reports of the default population are unchanged
-        return Loaded(loaded.task, dataset | ({"category5": category5} if category5 != "apart" else {}))
+        # recorded only when chosen, so the reports of the default population and gold are unchanged
+        dataset |= ({"category5": category5} if category5 != "apart" else {}) | ({"gold": gold} if gold else {})
+        return Loaded(loaded.task, dataset)
 
     return load
 
@@ -211,6 +218,86 @@ def _locomo(granularity: str, summary: str) -> Benchmark:
     )
 
 
+def _realtalk(granularity: str) -> Benchmark:
+    def load(path: Path, options: Mapping[str, Any]) -> Loaded:
+        from memrecall.data.loaders.realtalk import load_realtalk
+
+        loaded = load_realtalk(path, granularity)
+        return Loaded(loaded.task, {"kind": "realtalk", "granularity": granularity} | loaded.facts())
+
+    return Benchmark(
+        name="realtalk" if granularity == "session" else "realtalk-turn",
+        summary=f"REALTALK: 10 real 21-day chats between people (Chat_*.json); one document per {granularity}",
+        loader=load,
+        metric_policy=_locomo_metrics,
+        groupings=((), ("category",)),
+        apart=(),
+        primary_stratum="category",
+        row_keys=GENERIC_KEYS,
+        require_full_rankings=False,
+        dense_policy="windows",
+        count_without_targets_by=("category",),
+        data_kind="folder",
+        resample_unit="store",
+    )
+
+
+def _locomo_plus(granularity: str, layout: str) -> Benchmark:
+    def load(path: Path, options: Mapping[str, Any]) -> Loaded:
+        from memrecall.data.loaders.locomo_plus import load_locomo_plus
+
+        return Loaded(*load_locomo_plus(path, options.get("locomo"), granularity, layout))
+
+    name = "locomo-plus" + ("-all" if layout == "all" else "") + ("-turn" if granularity == "turn" else "")
+    where = (
+        "each cue in its own copy of a LoCoMo conversation" if layout == "one" else "all of a conversation's cues in it"
+    )
+    return Benchmark(
+        name=name,
+        summary=f"Locomo-Plus: 401 implicit cue/trigger pairs, {where}; one document per {granularity}",
+        loader=load,
+        metric_policy=_locomo_metrics,
+        groupings=((), ("relation_type",), ("time_gap",)),
+        apart=(),
+        primary_stratum="relation_type",
+        row_keys=GENERIC_KEYS,
+        require_full_rankings=False,
+        dense_policy="windows",
+        resample_unit="store",
+    )
+
+
+def _beam_stale(loaded: Loaded, rankings: Mapping[str, Any]) -> dict:
+    from memrecall.data.loaders.beam import stale_above_updated
+
+    return {"knowledge_update": stale_above_updated(loaded.task, rankings, loaded.dataset["knowledge_update_stale"])}
+
+
+def _beam(granularity: str) -> Benchmark:
+    def load(path: Path, options: Mapping[str, Any]) -> Loaded:
+        from memrecall.data.loaders.beam import load_beam
+
+        return Loaded(*load_beam(path, granularity))
+
+    unit = "message" if granularity == "message" else "user+assistant turn pair"
+    return Benchmark(
+        name="beam" if granularity == "message" else "beam-pairs",
+        summary=f"BEAM tier folder (1/, 2/, ...: chat.json, probing_questions.json); one document per {unit}",
+        loader=load,
+        metric_policy=_locomo_metrics,
+        groupings=((), ("ability",)),
+        apart=(),
+        primary_stratum="ability",
+        row_keys=GENERIC_KEYS,
+        require_full_rankings=False,
+        dense_policy="windows",
+        count_without_targets_by=("ability",),
+        data_kind="folder",
+        resample_unit="store",
+        analyses=_beam_stale,
+    )
+
+
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
     for b in (
@@ -246,6 +333,14 @@ BENCHMARKS: dict[str, Benchmark] = {
             dense_policy="windows",
             data_kind="folder",
         ),
+        _realtalk("session"),
+        _realtalk("turn"),
+        _locomo_plus("session", "one"),
+        _locomo_plus("turn", "one"),
+        _locomo_plus("session", "all"),
+        _locomo_plus("turn", "all"),
+        _beam("message"),
+        _beam("pair"),
     )
 }
 

@@ -378,10 +378,31 @@ def definition_options(function: Callable) -> Callable:
     )(function)
 
 
-def load_options(benchmark_name: str, category5: str | None) -> dict:
-    """The loader options --category5 asks for; BadParameter when the benchmark is not LoCoMo."""
-    if category5 is None:
-        return {}
-    if not benchmark_name.startswith("locomo"):
-        raise click.BadParameter(f"only for the locomo benchmarks, not {benchmark_name}", param_hint="--category5")
-    return {"category5": category5}
+def load_options(benchmark_name: str, category5: str | None, gold: str | None = None, gold_file=None) -> dict:
+    """The loader options --category5 and --gold ask for; BadParameter when the benchmark is not LoCoMo."""
+    given = {k: v for k, v in {"category5": category5, "gold": gold, "gold_file": gold_file}.items() if v is not None}
+    locomo = benchmark_name.startswith("locomo") and not benchmark_name.startswith("locomo-plus")
+    if given and not locomo:
+        hint = "--" + next(iter(given)).replace("_", "-")
+        raise click.BadParameter(f"only for the locomo benchmarks, not {benchmark_name}", param_hint=hint)
+    if gold_file is not None and gold != "audited":
+        raise click.BadParameter("the audit file is read only with --gold audited", param_hint="--gold-file")
+    return given
+
+
+def gold_options(function: Callable) -> Callable:
+    """--gold and --gold-file: LoCoMo's evidence as released, or as a public audit corrected it."""
+    from memrecall.data.loaders.locomo_audit import GOLDS
+
+    function = click.option(
+        "--gold-file",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        default=None,
+        help="With --gold audited: the audit's errors.json [default: locomo_audit/errors.json beside --data].",
+    )(function)
+    return click.option(
+        "--gold",
+        type=click.Choice(GOLDS),
+        default=None,
+        help="LoCoMo: the evidence as released (official, the default) or as a public audit corrected it.",
+    )(function)

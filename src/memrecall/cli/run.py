@@ -14,6 +14,7 @@ from memrecall.cli.common import (
     encoder_options,
     executor_options,
     finish_outputs,
+    gold_options,
     load_options,
     make_executor_from,
     metrics_option,
@@ -75,6 +76,7 @@ IN_PROCESS = "--in-process"
 @bootstrap_options
 @metrics_option
 @definition_options
+@gold_options
 @output_options
 @executor_options
 @encoder_options
@@ -131,6 +133,8 @@ def run(
     metrics,
     unit,
     category5,
+    gold,
+    gold_file,
     per_query,
     report_dir,
     executor,
@@ -187,7 +191,7 @@ def run(
         raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
     if export_official_log and unit:
         raise click.BadParameter("the official log holds the rankings as run; drop --unit", param_hint="--unit")
-    options = load_options(benchmark.name, category5)
+    options = load_options(benchmark.name, category5, gold, gold_file)
     plan = new_plan(cache_dir, writes_cache=True)
     path = data_input(plan, benchmark.resolve_data(data))
     plugin_inputs(plan, system_spec)

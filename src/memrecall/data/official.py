@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
 from memrecall.data.jsonfile import file_sha256
 from memrecall.data.releases import RELEASES, bundled_release
@@ -26,8 +28,9 @@ def bundled_digests() -> dict[str, str]:
 
 
 def family(benchmark: str) -> str:
-    """The benchmark family whose official files apply: epirec, locomo, longmemeval, or the name itself."""
-    return next((f for f in ("epirec", "locomo", "longmemeval") if benchmark.startswith(f)), benchmark)
+    """The family whose official files apply: epirec, locomo-plus, locomo-audit, locomo, longmemeval, or the name."""
+    kinds = ("epirec", "locomo-plus", "locomo-audit", "locomo", "longmemeval")
+    return next((f for f in kinds if benchmark.startswith(f)), benchmark)
 
 
 def official_record(benchmark: str, sha256: str) -> dict:
@@ -58,3 +61,12 @@ def official_note(data: dict | None) -> str | None:
     if isinstance(official, dict):
         return f"official release file {official.get('file')} ({official.get('variant')})"
     return None
+
+
+def manifest_sha256(root: Path, files: list[Path]) -> str:
+    """The digest of a release that is a folder of files: sha256 of its SHA256SUMS text.
+
+    That text is one `<sha256>  <path relative to root>` line per file, sorted by path, each ending in a newline.
+    """
+    lines = sorted(f"{file_sha256(f)}  {f.relative_to(root).as_posix()}\n" for f in files)
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()

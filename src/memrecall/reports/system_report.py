@@ -53,6 +53,7 @@ def systems_report(
             name: {
                 "rankings_sha256": rankings_sha256(task, rankings, benchmark.row_keys),
                 "results": score_task(task, rankings, scoring),
+                **(benchmark.analyses(loaded, rankings) if benchmark.analyses else {}),
                 **({"uses_gold_labels": True} if name in gold_label_users else {}),
                 **({"encoder": encoders[name]} if encoders and encoders.get(name) else {}),
                 **({"identity": identities[name]} if identities and identities.get(name) else {}),

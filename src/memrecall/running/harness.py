@@ -111,6 +111,8 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
                 task, run.rankings, stratum, every_gold=benchmark.headline(options.ks)[0].startswith("recall_all")
             ),
         }
+        if benchmark.analyses:
+            entry.update(benchmark.analyses(loaded, run.rankings))
         if options.coverage_depth:
             entry["coverage"] = coverage(task, run.rankings, options.coverage_depth)
             entry["sufficiency"] = sufficiency(task, run.rankings, options.coverage_depth, stratum)
