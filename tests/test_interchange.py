@@ -74,7 +74,7 @@ def test_exported_qrels_and_trec_run_score_to_the_reports_numbers_in_ir_measures
     qrels = list(ir_measures.read_trec_qrels(str(baseline_trec / "epirec.qrels")))
     trec_run = list(ir_measures.read_trec_run(str(baseline_trec / "rk" / f"{strategy}.trec")))
     library = ir_measures.calc_aggregate(list(SAME_AS.values()), qrels, trec_run)
-    overall = json.loads((baseline_trec / "baseline.json").read_text())["content"]["strategies"][strategy]["results"]
+    overall = json.loads((baseline_trec / "baseline.json").read_text())["content"]["systems"][strategy]["results"]
     overall = overall["overall"]
     for name, measure in SAME_AS.items():
         assert overall[name]["value"] == pytest.approx(library[measure], abs=1e-11), name
@@ -96,7 +96,7 @@ def test_a_trec_run_export_reads_back_through_evaluate_to_the_same_results(basel
     )
     assert result.exit_code == 0, result.output
     replayed = json.loads((tmp_path / "e.json").read_text())["content"]["systems"]["hashing"]["results"]
-    baseline = json.loads((baseline_trec / "baseline.json").read_text())["content"]["strategies"]["hashing"]
+    baseline = json.loads((baseline_trec / "baseline.json").read_text())["content"]["systems"]["hashing"]
     assert replayed == baseline["results"]
 
 
@@ -322,7 +322,7 @@ def test_harness_metrics_and_trec_exports_per_mode(tmp_path):
     assert result.exit_code == 0, result.output
     content = json.loads((tmp_path / "h.json").read_text())["content"]
     assert content["scoring"]["requested_metrics"] == ["map", "precision@2"]
-    assert {"map", "precision@2"} <= set(content["modes"]["fts5"]["results"]["overall"])
+    assert {"map", "precision@2"} <= set(content["systems"]["fts5"]["results"]["overall"])
     lines = (tmp_path / "h.trec").read_text().splitlines()
     assert lines and all(len(line.split()) == 6 and line.endswith(" fts5") for line in lines)
 

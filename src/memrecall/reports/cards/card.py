@@ -18,6 +18,7 @@ from memrecall.reports.cards.card_sections import (
 )
 from memrecall.reports.cards.cost_card import cost_card
 from memrecall.reports.cards.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
+from memrecall.reports.comparability import first_system_encoder
 from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
@@ -31,7 +32,7 @@ def provenance(report: dict, state: str) -> list[str]:
     """The provenance block: data, model, version, bootstrap, fingerprint, signatures, verification."""
     content = report["content"]
     task = content["task"]
-    model = content.get("model")
+    model = content.get("model") or first_system_encoder(content)
     bootstrap = content["scoring"]["bootstrap"]
     rows = [
         [
@@ -83,10 +84,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
     metrics = content["scoring"]["metrics"]
     primary = content["primary_metric"]
     systems = epirec_systems(report)
-    entries, order = (
-        ("strategies", "strategy_order") if content.get("kind") == "baseline" else ("systems", "system_order")
-    )
-    named = [(n, content[entries][n]["results"]) for n in content[order]]
+    named = [(n, content["systems"][n]["results"]) for n in content["system_order"]]
     seed = content["scoring"]["bootstrap"].get("seed", 0)
     groups = [*PROBE_TYPES, "overall"]
     found, note = detectable_cells(primary, "probe_type", named, rows, seed)
@@ -103,7 +101,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
         "",
     ]
     lines += markdown_table(
-        ["strategy", *(h for g in groups for h in (g, f"{g} {HEADING}"))],
+        ["system", *(h for g in groups for h in (g, f"{g} {HEADING}"))],
         [
             [
                 cell(name),
@@ -123,7 +121,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
     for metric in metrics[1:]:
         lines += ["", f"### {cell(metric)} by probe type", ""]
         lines += markdown_table(
-            ["strategy", *PROBE_TYPES],
+            ["system", *PROBE_TYPES],
             [
                 [cell(name), *(value_cell(r.get("by_probe_type", {}).get(t), metric, False) for t in PROBE_TYPES)]
                 for name, r in systems
@@ -134,7 +132,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
         ("by_probe_type_x_age_bucket", AGES, "age bucket"),
     ):
         lines += ["", f"## {cell(primary)} by probe type and {label}", ""]
-        header = ["strategy", *(f"{t} / {g}" for t in PROBE_TYPES for g in groups)]
+        header = ["system", *(f"{t} / {g}" for t in PROBE_TYPES for g in groups)]
         lines += markdown_table(
             header,
             [
@@ -149,7 +147,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
 
 
 def harness_card(report: dict, figures: list[Path]) -> list[str]:
-    """Headline metrics per mode and group, coverage, token efficiency, dataset notes; figures."""
+    """Headline metrics per system and group, coverage, token efficiency, dataset notes; figures."""
     content = report["content"]
     metrics = [*content["headline_metrics"], "mrr"]
     lines = [f"## Results (headline metric {cell(content['primary_metric'])}, 95% CI on the first column)", ""]
@@ -157,9 +155,9 @@ def harness_card(report: dict, figures: list[Path]) -> list[str]:
         [cell(mode), cell(group), *(value_cell(row, m, i == 0) for i, m in enumerate(metrics)), cell(row["n"])]
         for mode, group, row in harness_rows(report, apart_suffix=" (apart)")
     ]
-    lines += markdown_table(["mode", "group", *map(cell, metrics), "n"], rows)
-    for mode in content["mode_order"]:
-        entry = content["modes"][mode]
+    lines += markdown_table(["system", "group", *map(cell, metrics), "n"], rows)
+    for mode in content["system_order"]:
+        entry = content["systems"][mode]
         left_out = entry["results"].get("left_out_of_headline")
         if left_out:
             left = ", ".join(f"{cell(k)} {cell(v)}" for k, v in left_out.items())
@@ -175,8 +173,8 @@ def harness_card(report: dict, figures: list[Path]) -> list[str]:
             )
     if content.get("dataset", {}).get("oracle_split"):
         lines = ["**Oracle split: retrieval is trivial; do not quote these numbers.**", "", *lines]
-    for mode in content["mode_order"]:
-        session = content["modes"][mode].get("turn_to_session_results")
+    for mode in content["system_order"]:
+        session = content["systems"][mode].get("turn_to_session_results")
         if session and "overall" in session:
             cells = ", ".join(f"{cell(m)} {session['overall'][m]['value']:.3f}" for m in content["headline_metrics"])
             lines += ["", f"{markdown_text(mode)}, turn -> session (LongMemEval's effective-k rule), overall: {cells}"]
@@ -209,11 +207,11 @@ def write_report_card(
         failed = [check for check in checks if not check.ok]
         reason = reason or (f"{failed[0].name}: {failed[0].detail}" if failed else "marked unverified by the caller")
     content = report["content"]
-    kind = content.get("kind", content["task"]["name"])
-    if "modes" in content:
+    kind = content.get("benchmark", content["task"]["name"])
+    if "diagnostics" in content:
         figures = harness_figures(report, out)
         body = harness_card(report, figures)
-    elif kind == "baseline" or content.get("benchmark") == "epirec":
+    elif content.get("benchmark") == "epirec":
         figures = epirec_figures(report, out)
         body = epirec_card(report, figures, rows)
     else:

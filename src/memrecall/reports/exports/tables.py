@@ -104,25 +104,13 @@ def shown_name(name: str, entry: dict) -> str:
 
 
 def systems_rows(report: dict) -> list[tuple[str, str, dict]]:
-    """Rows of a run/evaluate/compare report: each system's primary-stratum groups, then overall."""
+    """Rows of a report: each system's primary-stratum groups, then overall."""
     content = report["content"]
     stratum = content.get("primary_stratum")
     return [
         row
         for name in content["system_order"]
         for row in system_rows(shown_name(name, content["systems"][name]), content["systems"][name]["results"], stratum)
-    ]
-
-
-def baseline_rows(report: dict) -> list[tuple[str, str, dict]]:
-    """Rows of a baseline report: each strategy's probe types side by side, then overall."""
-    content = report["content"]
-    return [
-        row
-        for name in content["strategy_order"]
-        for row in system_rows(
-            shown_name(name, content["strategies"][name]), content["strategies"][name]["results"], "probe_type"
-        )
     ]
 
 
@@ -139,15 +127,15 @@ def comparison_table(title: str, rows: Sequence[Sequence[str]], metrics: Sequenc
 
 
 def harness_rows(report: dict, apart_suffix: str = "", key: str = "results") -> list[tuple[str, str, dict]]:
-    """Rows of a harness report: per mode, overall, each primary-stratum group, then the apart rows.
+    """Rows of a report with diagnostics: per system, overall, each primary-stratum group, then the apart rows.
 
     Apart rows already shown as headline groups are skipped; `apart_suffix` marks the rest.
     """
     content = report["content"]
     rows = []
     stratum = content.get("primary_stratum")
-    for mode in content["mode_order"]:
-        results = content["modes"][mode].get(key, {})
+    for mode in content["system_order"]:
+        results = content["systems"][mode].get(key, {})
         if "overall" in results:
             rows.append((mode, "overall", results["overall"]))
         if stratum:
