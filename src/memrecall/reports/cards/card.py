@@ -22,7 +22,7 @@ from memrecall.reports.comparability import first_system_encoder
 from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
-from memrecall.reports.exports.tables import harness_rows
+from memrecall.reports.exports.tables import harness_rows, rank_metrics
 from memrecall.reports.notes import depth_note, unmeasured_note
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.identity import describe_identity
@@ -149,7 +149,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
 def harness_card(report: dict, figures: list[Path]) -> list[str]:
     """Headline metrics per system and group, coverage, token efficiency, dataset notes; figures."""
     content = report["content"]
-    metrics = [*content["headline_metrics"], "mrr"]
+    metrics = [*content["headline_metrics"], *rank_metrics(content)]
     lines = [f"## Results (headline metric {cell(content['primary_metric'])}, 95% CI on the first column)", ""]
     rows = [
         [cell(mode), cell(group), *(value_cell(row, m, i == 0) for i, m in enumerate(metrics)), cell(row["n"])]

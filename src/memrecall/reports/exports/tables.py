@@ -95,7 +95,13 @@ def table_metrics(content: dict) -> list[str]:
     metrics = content["scoring"]["metrics"]
     if len(metrics) <= 4:
         return list(metrics)
-    return [*content["headline_metrics"], *(["mrr"] if "mrr" not in content["headline_metrics"] else [])]
+    return [*content["headline_metrics"], *(m for m in rank_metrics(content) if m not in content["headline_metrics"])]
+
+
+def rank_metrics(content: dict) -> list[str]:
+    """The report's reciprocal-rank metric as scored: mrr (whole rankings) or mrr@k (rankings scored to depth k)."""
+    own = [m for m in content["scoring"]["metrics"] if m not in content["scoring"].get("requested_metrics", [])]
+    return [m for m in own if m == "mrr" or m.startswith("mrr@")][:1]
 
 
 def shown_name(name: str, entry: dict) -> str:
