@@ -179,3 +179,26 @@ def test_power_reads_an_old_shape_says_so_and_names_the_binding_it_lacks(tmp_pat
     result = run("power", old, "--rankings", rankings, "--rankings", tmp_path / "hashing.jsonl", "--data",
                  MINI_RELEASE)  # fmt: skip
     assert f"note: {old}: {NOTE} (strategies)" in result.output
+
+
+# --- the committed leaderboard entries replay from their own rankings --------------------------------------------
+
+ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
+COMMITTED = sorted(p for p in ENTRIES.glob("*/*.report.json") if p.parent.name.startswith(("epirec", "locomo")))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.name.removesuffix('.report.json')}")
+def test_every_committed_entry_replays_from_its_rankings(path):
+    from memrecall.reports.leaderboard.entries import rankings_beside_report
+    from memrecall.reports.proof.verification import report_state, verify_report
+
+    report = json.loads(path.read_text(encoding="utf-8"))
+    assert shape_of(path) == ONE_SHAPE
+    data = ROOT / "data" / f"epirec_{path.parent.name.removeprefix('epirec-')}.json"
+    if report["content"]["benchmark"].startswith("locomo"):
+        from conftest import shared_file
+
+        data = shared_file("locomo10.json")
+    checks = verify_report(report, rankings=[rankings_beside_report(path)], data=data)
+    assert report_state(report, checks) == "replayed", checks[-1]

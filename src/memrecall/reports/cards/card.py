@@ -18,7 +18,6 @@ from memrecall.reports.cards.card_sections import (
 )
 from memrecall.reports.cards.cost_card import cost_card
 from memrecall.reports.cards.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
-from memrecall.reports.comparability import first_system_encoder
 from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
@@ -28,11 +27,16 @@ from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.identity import describe_identity
 
 
+def _encoder_text(encoder: dict) -> str:
+    """An encoder claim as a card cell: its id and weights sha256."""
+    return f"{cell(encoder.get('id'))}, weights sha256 {code(encoder.get('weights_sha256'))}"
+
+
 def provenance(report: dict, state: str) -> list[str]:
     """The provenance block: data, model, version, bootstrap, fingerprint, signatures, verification."""
     content = report["content"]
     task = content["task"]
-    model = content.get("model") or first_system_encoder(content)
+    model = content.get("model")  # an old report's one encoder; a current one names it per system
     bootstrap = content["scoring"]["bootstrap"]
     rows = [
         [
@@ -53,8 +57,11 @@ def provenance(report: dict, state: str) -> list[str]:
     for name in content.get("system_order", []):
         rows.append([f"rankings sha256 ({cell(name)})", code(content["systems"][name].get("rankings_sha256"))])
         rows.append([f"code ({cell(name)})", markdown_text(describe_identity(content, name))])
+        encoder = content["systems"][name].get("encoder")
+        if isinstance(encoder, dict):
+            rows.append([f"encoder ({cell(name)})", _encoder_text(encoder)])
     if model:
-        rows.append(["model", f"{cell(model.get('id'))}, weights sha256 {code(model.get('weights_sha256'))}"])
+        rows.append(["model", _encoder_text(model)])
     rows += [
         [
             "bootstrap",
