@@ -127,7 +127,9 @@ def policy_comparison(data: Path, questions: int) -> dict:
     with tempfile.TemporaryDirectory() as cache:
         for policy in ("windows", "truncate"):
             options = HarnessOptions(modes=["dense"], dense_policy=policy, cache=Path(cache), resamples=200)
-            overall = run_harness(benchmark, loaded, options).report["content"]["modes"]["dense"]["results"]["overall"]
+            overall = run_harness(benchmark, loaded, options).report["content"]["systems"]["dense"]["results"][
+                "overall"
+            ]
             out[policy] = {m: overall[m]["value"] for m in ("recall@1", "recall@5", "recall@10")}
     return out
 

@@ -138,7 +138,7 @@ def recall_deltas(lme: Path, questions: int, locomo: Path | None, exports: Path)
                     precision=precision,
                     scoring=ScoringConfig(resamples=100),
                 )
-                overall = run_baseline(options).report["content"]["strategies"]["dense"]["results"]["overall"]
+                overall = run_baseline(options).report["content"]["systems"]["dense"]["results"]["overall"]
                 out.setdefault(release, {})[precision] = _recalls(overall)
         harnesses = [("longmemeval", lme, "session", {"max_instances": questions})]
         if locomo is not None and locomo.exists():
@@ -150,7 +150,7 @@ def recall_deltas(lme: Path, questions: int, locomo: Path | None, exports: Path)
                 options = HarnessOptions(
                     modes=["dense"], cache=Path(cache), resamples=100, backend="onnx", precision=precision
                 )
-                overall = run_harness(benchmark, loaded, options).report["content"]["modes"]["dense"]["results"]
+                overall = run_harness(benchmark, loaded, options).report["content"]["systems"]["dense"]["results"]
                 out.setdefault(f"{name} {granularity}", {})[precision] = _recalls(overall["overall"])
     return out
 

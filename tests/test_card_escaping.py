@@ -39,18 +39,18 @@ def set_question_type(report, value):
 
 def set_strategy(report, value):
     content = report["content"]
-    content["strategy_order"] = [value if n == "hashing" else n for n in content["strategy_order"]]
-    content["strategies"] = rename(content["strategies"], "hashing", value)
+    content["system_order"] = [value if n == "hashing" else n for n in content["system_order"]]
+    content["systems"] = rename(content["systems"], "hashing", value)
 
 
 def set_mode(report, value):
     content = report["content"]
-    content["mode_order"] = [value]
-    content["modes"] = rename(content["modes"], "fts5", value)
+    content["system_order"] = [value]
+    content["systems"] = rename(content["systems"], "fts5", value)
 
 
 def set_category(report, value):
-    entry = report["content"]["modes"]["fts5"]
+    entry = report["content"]["systems"]["fts5"]
     entry["results"]["by_category"] = rename(entry["results"]["by_category"], "2-temporal", value)
     entry["sufficiency"]["by_group"] = rename(entry["sufficiency"]["by_group"], "2-temporal", value)
 

@@ -38,8 +38,8 @@ def test_baseline_report_numbers_match_hand_computation(baseline_run):
     report = json.loads((out / "report.json").read_text())
     assert verify(report)
     content = report["content"]
-    assert content["strategy_order"] == ["recency", "hashing", "dense", "fts5", "hybrid"]
-    recency = content["strategies"]["recency"]["results"]
+    assert content["system_order"] == ["recency", "hashing", "dense", "fts5", "hybrid"]
+    recency = content["systems"]["recency"]["results"]
     # each 4-episode store is ranked newest first: only the oldest episode misses the top 3
     for probe_type in ("factual", "reflective_explicit", "reflective_implicit"):
         row = recency["by_probe_type"][probe_type]
@@ -52,7 +52,7 @@ def test_baseline_report_numbers_match_hand_computation(baseline_run):
         recency["by_probe_type_x_age_bucket"]["factual/short"]["recall@1"]["value"] == 0.666666666667
     )  # 2/3 to 12 digits
     assert content["task"]["queries"] == 24
-    assert content["model"]["id"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert content["systems"]["dense"]["encoder"]["id"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert len(content["task"]["source_sha256"]) == 64
 
 

@@ -62,7 +62,7 @@ def test_three_systems_each_against_the_first_with_names_and_holm(three_runs, tm
     content = json.loads((tmp_path / "c.json").read_text())["content"]
     assert content["system_order"] == ["hash", "bm25", "newest"]
     assert [(c["system"], c["baseline"]) for c in content["comparisons"]] == [("bm25", "hash"), ("newest", "hash")]
-    baseline = json.loads((three_runs / "b.json").read_text())["content"]["strategies"]
+    baseline = json.loads((three_runs / "b.json").read_text())["content"]["systems"]
     for name, strategy in (("hash", "hashing"), ("bm25", "fts5"), ("newest", "recency")):
         assert content["systems"][name]["results"] == baseline[strategy]["results"]
     first, second = (c["by_group"]["factual"]["recall@1"] for c in content["comparisons"])

@@ -44,7 +44,7 @@ def test_exported_rankings_replay_to_exactly_the_baseline_numbers(exported, name
     baseline = json.loads((exported / "baseline.json").read_text())
     assert verify(report)
     assert report["content"]["system_order"] == [name]
-    assert report["content"]["systems"][name]["results"] == baseline["content"]["strategies"][name]["results"]
+    assert report["content"]["systems"][name]["results"] == baseline["content"]["systems"][name]["results"]
     assert report["content"]["task"]["source_sha256"] == baseline["content"]["task"]["source_sha256"]
     assert len(report["content"]["systems"][name]["rankings_sha256"]) == 64
 
@@ -79,7 +79,7 @@ def test_trec_run_is_accepted(exported, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "t.json").read_text())
     baseline = json.loads((exported / "baseline.json").read_text())
-    assert report["content"]["systems"]["hashing"]["results"] == baseline["content"]["strategies"]["hashing"]["results"]
+    assert report["content"]["systems"]["hashing"]["results"] == baseline["content"]["systems"]["hashing"]["results"]
 
 
 def test_every_problem_is_reported_with_its_line_and_no_report_is_written(exported, tmp_path):

@@ -74,7 +74,7 @@ def test_exported_qrels_and_trec_run_score_to_the_reports_numbers_in_ir_measures
     qrels = list(ir_measures.read_trec_qrels(str(baseline_trec / "epirec.qrels")))
     trec_run = list(ir_measures.read_trec_run(str(baseline_trec / "rk" / f"{strategy}.trec")))
     library = ir_measures.calc_aggregate(list(SAME_AS.values()), qrels, trec_run)
-    overall = json.loads((baseline_trec / "baseline.json").read_text())["content"]["strategies"][strategy]["results"]
+    overall = json.loads((baseline_trec / "baseline.json").read_text())["content"]["systems"][strategy]["results"]
     overall = overall["overall"]
     for name, measure in SAME_AS.items():
         assert overall[name]["value"] == pytest.approx(library[measure], abs=1e-11), name
@@ -96,7 +96,7 @@ def test_a_trec_run_export_reads_back_through_evaluate_to_the_same_results(basel
     )
     assert result.exit_code == 0, result.output
     replayed = json.loads((tmp_path / "e.json").read_text())["content"]["systems"]["hashing"]["results"]
-    baseline = json.loads((baseline_trec / "baseline.json").read_text())["content"]["strategies"]["hashing"]
+    baseline = json.loads((baseline_trec / "baseline.json").read_text())["content"]["systems"]["hashing"]
     assert replayed == baseline["results"]
 
 
@@ -314,15 +314,15 @@ def test_harness_metrics_and_trec_exports_per_mode(tmp_path):
         "--rankings-format",
         "trec",
         "--metrics",
-        "map,precision@2",
+        "map@10,precision@2",
         "--resamples",
         "200",
         "--quiet",
     )
     assert result.exit_code == 0, result.output
     content = json.loads((tmp_path / "h.json").read_text())["content"]
-    assert content["scoring"]["requested_metrics"] == ["map", "precision@2"]
-    assert {"map", "precision@2"} <= set(content["modes"]["fts5"]["results"]["overall"])
+    assert content["scoring"]["requested_metrics"] == ["map@10", "precision@2"]
+    assert {"map@10", "precision@2"} <= set(content["systems"]["fts5"]["results"]["overall"])
     lines = (tmp_path / "h.trec").read_text().splitlines()
     assert lines and all(len(line.split()) == 6 and line.endswith(" fts5") for line in lines)
 
@@ -340,7 +340,7 @@ def test_sweep_adds_the_chosen_metrics_to_reports_and_summaries_and_writes_trec_
         "--out",
         out,
         "--metrics",
-        "map,ndcg@2",
+        "map@10,ndcg@2",
         "--rankings-format",
         "trec",
         "--resamples",
@@ -348,11 +348,11 @@ def test_sweep_adds_the_chosen_metrics_to_reports_and_summaries_and_writes_trec_
     )
     assert result.exit_code == 0, result.output
     report = json.loads((out / "locomo" / "fts5.report.json").read_text())
-    assert report["content"]["scoring"]["requested_metrics"] == ["map", "ndcg@2"]
+    assert report["content"]["scoring"]["requested_metrics"] == ["map@10", "ndcg@2"]
     rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
-    assert [r["metric"] for r in rows] == ["recall@1", "map", "ndcg@2"]
+    assert [r["metric"] for r in rows] == ["recall@1", "map@10", "ndcg@2"]
     overall = report["content"]["systems"]["fts5"]["results"]["overall"]
-    assert rows[1]["value"] == f"{overall['map']['value']:.3f}"
+    assert rows[1]["value"] == f"{overall['map@10']['value']:.3f}"
     assert not (out / "locomo" / "fts5.rankings.jsonl").exists()
     trec = (out / "locomo" / "fts5.rankings.trec").read_text().splitlines()
     assert trec[0].split()[1] == "Q0" and trec[0].split()[-1] == "fts5"
@@ -434,7 +434,7 @@ class DepthRecorder:
         return list(self.documents)
 
 
-@pytest.mark.parametrize(("metrics", "depth"), [((), 10), (("map",), 10), (("ndcg@25", "precision@12"), 25)])
+@pytest.mark.parametrize(("metrics", "depth"), [((), 10), (("map@10",), 10), (("ndcg@25", "precision@12"), 25)])
 def test_run_asks_a_system_for_the_deepest_cut_off_scored(metrics, depth):
     from memrecall.api import run_system
 
@@ -470,14 +470,14 @@ def test_the_beir_samples_graded_qrels_and_trec_run_give_the_reports_graded_ndcg
     data = FIXTURES.parent.parent / "examples" / "data" / "beir_memory"
     report, trec, qrels = tmp_path / "r.json", tmp_path / "r.trec", tmp_path / "q.qrels"
     args = ["--output", report, "--export-rankings", trec, "--rankings-format", "trec", "--quiet"]
-    assert run("run", "beir", "--data", data, "--system", "fts5", *args, "--metrics", "map").exit_code == 0
+    assert run("run", "beir", "--data", data, "--system", "fts5", *args, "--metrics", "map@10").exit_code == 0
     assert run("qrels", "beir", "--data", data, "--out", qrels).exit_code == 0
     grades = {line.split()[3] for line in qrels.read_text().splitlines()}
     assert grades == {"1", "2"}
-    measures = [nDCG @ 10, nDCG @ 3, AP, RR, Success @ 1]
+    measures = [nDCG @ 10, nDCG @ 3, AP @ 10, RR @ 10, Success @ 1]
     library = ir_measures.calc_aggregate(
         measures, list(ir_measures.read_trec_qrels(str(qrels))), list(ir_measures.read_trec_run(str(trec)))
     )
     overall = json.loads(report.read_text())["content"]["systems"]["fts5"]["results"]["overall"]
-    for name, measure in zip(["ndcg@10", "ndcg@3", "map", "mrr", "recall@1"], measures, strict=True):
+    for name, measure in zip(["ndcg@10", "ndcg@3", "map@10", "mrr@10", "recall@1"], measures, strict=True):
         assert overall[name]["value"] == pytest.approx(library[measure], abs=1e-11), name

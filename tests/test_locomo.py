@@ -86,7 +86,7 @@ def test_harness_on_fixture_counts_and_reports_issues(tmp_path, embedding_cache)
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "r.json").read_text())
     assert verify(report)
-    results = report["content"]["modes"]["fts5"]["results"]
+    results = report["content"]["systems"]["fts5"]["results"]
     assert results["n_without_targets"] == 3
     assert results["left_out_of_headline"] == {"5-adversarial": 1}
     assert results["overall"]["n"] == 7
@@ -149,6 +149,6 @@ def test_exported_turn_rankings_replay_through_evaluate(tmp_path):
     )
     assert replay.exit_code == 0, replay.output
     replayed = json.loads((tmp_path / "e.json").read_text())["content"]["systems"]["rk"]["results"]
-    original = json.loads((tmp_path / "r.json").read_text())["content"]["modes"]["fts5"]["results"]
+    original = json.loads((tmp_path / "r.json").read_text())["content"]["systems"]["fts5"]["results"]
     assert replayed == original  # one scoring policy per benchmark: the same metrics, groups and numbers
     assert replayed["apart_by_category"]["5-adversarial"]["n"] == 1

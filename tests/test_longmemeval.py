@@ -109,9 +109,9 @@ def test_harness_report_is_signed_and_has_every_mode_and_question_type(harness_r
     _, report = harness_run
     assert verify(report)
     content = report["content"]
-    assert content["mode_order"] == ["fts5", "dense", "hybrid"]
+    assert content["system_order"] == ["fts5", "dense", "hybrid"]
     assert content["dataset"]["protocol"] == "perseus"
-    fts5 = content["modes"]["fts5"]["results"]
+    fts5 = content["systems"]["fts5"]["results"]
     assert fts5["overall"]["n"] == 7
     assert sorted(fts5["by_question_type"]) == [
         "knowledge-update",
@@ -130,7 +130,7 @@ def test_harness_report_is_signed_and_has_every_mode_and_question_type(harness_r
 
 def test_coverage_and_token_efficiency(harness_run):
     _, report = harness_run
-    mode = report["content"]["modes"]["fts5"]
+    mode = report["content"]["systems"]["fts5"]
     assert mode["coverage"]["any"]["4"] == 1.0 and mode["coverage"]["all"]["4"] == 1.0
     assert mode["coverage"]["misses"]["1"]["any"]["hard"] == 0
     efficiency = mode["token_efficiency"]
@@ -146,7 +146,7 @@ def test_exported_rankings_replay_through_evaluate(harness_run, tmp_path):
     )
     assert result.exit_code == 0, result.output
     replayed = json.loads((tmp_path / "e.json").read_text())["content"]["systems"]["rk.fts5"]["results"]
-    original = report["content"]["modes"]["fts5"]["results"]
+    original = report["content"]["systems"]["fts5"]["results"]
     assert replayed == original  # one scoring policy per benchmark: the same metrics, groups and numbers
     assert replayed["by_question_type"] == {
         k: {m: v for m, v in row.items() if m in replayed["by_question_type"][k]}
@@ -223,7 +223,7 @@ def test_official_protocol_headline_is_recall_all(tmp_path):
     assert result.exit_code == 0
     content = json.loads((tmp_path / "o.json").read_text())["content"]
     assert content["primary_metric"] == "recall_all@1"
-    results = content["modes"]["fts5"]["results"]
+    results = content["systems"]["fts5"]["results"]
     assert results["left_out_of_headline"] == {"abstention": 1, "no_user_evidence_turn": 1}
     assert results["overall"]["n"] == 5
 
@@ -245,7 +245,7 @@ def test_modes_accept_space_separated_names(tmp_path):
         tmp_path / "cache",
     )
     assert result.exit_code == 0, result.output
-    assert json.loads((tmp_path / "r.json").read_text())["content"]["mode_order"] == ["fts5", "hybrid"]
+    assert json.loads((tmp_path / "r.json").read_text())["content"]["system_order"] == ["fts5", "hybrid"]
 
 
 @pytest.mark.parametrize(("protocol", "after"), [("perseus", "recall@3"), ("official", "recall_all@1")])
@@ -256,13 +256,13 @@ def test_tables_lead_with_recall_at_1_and_mrr_where_recall_at_10_saturates(tmp_p
     assert result.exit_code == 0, result.output
     header = next(line for line in result.output.splitlines() if "recall@1" in line and "mode" in line)
     columns = [cell.strip().split(" [")[0] for cell in header.strip("┃ ").split("┃")]
-    assert columns[:5] == ["mode", "group", "recall@1", "mrr", after]
+    assert columns[:5] == ["mode", "group", "recall@1", "mrr@10", after]
 
 
 def test_other_benchmarks_keep_their_headline_first():
     from memrecall.reports.exports.tables import lead_columns
 
-    content = {"kind": "locomo", "scoring": {"metrics": ["recall@1", "recall@3", "mrr"]}}
-    assert lead_columns(content, ["recall@3", "recall@1", "mrr"]) == ["recall@3", "recall@1", "mrr"]
+    content = {"kind": "locomo", "scoring": {"metrics": ["recall@1", "recall@3", "mrr@10"]}}
+    assert lead_columns(content, ["recall@3", "recall@1", "mrr@10"]) == ["recall@3", "recall@1", "mrr@10"]
     content["benchmark"] = "longmemeval-official"
-    assert lead_columns(content, ["recall@3", "recall@1", "mrr"]) == ["recall@1", "mrr", "recall@3"]
+    assert lead_columns(content, ["recall@3", "recall@1", "mrr@10"]) == ["recall@1", "mrr@10", "recall@3"]

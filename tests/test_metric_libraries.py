@@ -135,3 +135,94 @@ def test_graded_ndcg_equals_ir_measures_and_ranx_and_the_rest_count_any_grade_as
         assert np.max(np.abs(mine[name] - lib[measure])) <= 1e-12
     binary_ndcg = ours(["ndcg@10"], qrels, rankings, graded=False)["ndcg@10"]
     assert np.max(np.abs(binary_ndcg - mine["ndcg@10"])) > 0.01  # grades change nDCG, as they should
+
+
+# --- every name a report prints, on a real run: memrecall's report against ir_measures on the same files ------
+
+
+def library_measure(name: str):
+    """The ir_measures measure a memrecall metric name means (recall_all@k: R@k reaching 1)."""
+    metric = parse_metric(name)
+    cut = {
+        "recall": Success,
+        "recall_all": R,
+        "frac_recall": R,
+        "precision": P,
+        "ndcg": nDCG,
+        "map": AP,
+        "mrr": RR,
+    }
+    if metric.k is None:
+        return {"map": AP, "mrr": RR, "r_precision": Rprec}[metric.kind]
+    return cut[metric.kind] @ metric.k
+
+
+def report_against_ir_measures(tmp_path, benchmark: str, data, metrics: str) -> dict:
+    """Run fts5 on `benchmark`, export its TREC run and the qrels, and compare every printed metric's overall value."""
+    import json
+
+    from conftest import run
+
+    report, trec, qrels = tmp_path / "r.json", tmp_path / "r.trec", tmp_path / "q.qrels"
+    made = run("run", benchmark, "--system", "fts5", "--data", data, "--metrics", metrics, "--resamples", "100",
+               "--quiet", "--output", report, "--export-rankings", trec, "--rankings-format", "trec")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    written = run("qrels", benchmark, "--data", data, "--out", qrels)
+    assert written.exit_code == 0, written.output
+    content = json.loads(report.read_text())["content"]
+    overall = content["systems"]["fts5"]["results"]["overall"]
+    names = content["scoring"]["metrics"]
+    per_query: dict = {}
+    measures = {library_measure(n) for n in names}
+    for value in ir_measures.iter_calc(
+        measures, ir_measures.read_trec_qrels(str(qrels)), ir_measures.read_trec_run(str(trec))
+    ):
+        per_query.setdefault(value.measure, {})[value.query_id] = value.value
+    out = {}
+    for name in names:
+        values = np.array(list(per_query[library_measure(name)].values()))
+        if name.startswith("recall_all@"):
+            values = (values >= 1.0 - 1e-15).astype(float)
+        assert len(values) == overall["n"], name
+        out[name] = (overall[name]["value"], float(np.mean(values)))
+    return out
+
+
+def test_every_metric_an_epirec_report_prints_is_ir_measures_value(tmp_path):
+    from conftest import MINI_RELEASE
+
+    asked = "map,r_precision,map@10,mrr@10,precision@5,frac_recall@3,ndcg@10,recall_all@3"
+    pairs = report_against_ir_measures(tmp_path, "epirec", MINI_RELEASE, asked)
+    assert set(pairs) == {"recall@3", "recall@1", "mrr", *asked.split(",")}
+    for name, (ours_value, library) in pairs.items():
+        assert ours_value == pytest.approx(library, abs=1e-10), name
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+def test_every_metric_a_locomo_turn_report_prints_is_ir_measures_value(tmp_path):
+    from conftest import shared_file
+
+    asked = "map@10,precision@5,frac_recall@10,ndcg@5"
+    pairs = report_against_ir_measures(tmp_path, "locomo-turn", shared_file("locomo10.json"), asked)
+    assert "mrr@10" in pairs and "mrr" not in pairs and "map" not in pairs
+    assert len(pairs) == 16  # recall@1,3,5,10, recall_all@1,3,5,10, ndcg@1,3,5,10, mrr@10 and 3 more asked
+    for name, (ours_value, library) in pairs.items():
+        assert ours_value == pytest.approx(library, abs=1e-10), name
+
+
+@pytest.mark.parametrize("benchmark", ["locomo", "locomo-turn", "longmemeval"])
+@pytest.mark.parametrize("name", ["map", "mrr", "r_precision"])
+def test_a_full_depth_metric_is_refused_where_rankings_are_scored_to_a_depth(tmp_path, benchmark, name):
+    from conftest import run
+
+    data = {"locomo": "locomo_tiny.json", "locomo-turn": "locomo_tiny.json", "longmemeval": "longmemeval_tiny.json"}
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "data" / data[benchmark]
+    result = run(
+        "run", benchmark, "--system", "fts5", "--data", path, "--metrics", name, "--output", tmp_path / "r.json"
+    )
+    assert result.exit_code == 1, result.output
+    assert f"{name}: not measurable on {benchmark}, whose rankings are scored to depth 10" in result.output
+    assert not (tmp_path / "r.json").exists()

@@ -70,7 +70,7 @@ def test_turn2session_reads_turns_until_k_distinct_sessions():
 def test_an_exported_session_log_scored_the_official_way_gives_memrecalls_numbers(tmp_path):
     content = harness(tmp_path, "--export-official-log", tmp_path / "log.jsonl")
     official, count = print_retrieval_metrics(tmp_path / "log.jsonl")
-    overall = content["modes"]["fts5"]["results"]["overall"]
+    overall = content["systems"]["fts5"]["results"]["overall"]
     assert count == overall["n"] == 5
     for k in KS:
         assert official[f"recall_all@{k}"] == pytest.approx(overall[f"recall_all@{k}"]["value"], abs=1e-11)
@@ -89,7 +89,7 @@ def test_an_exported_session_log_scored_the_official_way_gives_memrecalls_number
 
 def test_an_exported_turn_log_matches_turn_and_turn_to_session_numbers(tmp_path):
     content = harness(tmp_path, "--granularity", "turn", "--export-official-log", tmp_path / "log.jsonl")
-    mode = content["modes"]["fts5"]
+    mode = content["systems"]["fts5"]
     turn, _ = print_retrieval_metrics(tmp_path / "log.jsonl", "turn")
     session, _ = print_retrieval_metrics(tmp_path / "log.jsonl", "session")
     for k in KS:
@@ -124,7 +124,7 @@ def test_evaluate_reads_an_official_log_and_says_which_granularity(tmp_path, gra
     assert f"read as official LongMemEval retrieval log, {granularity} corpus ids" in result.output
     replayed = json.loads((tmp_path / "e.json").read_text())["content"]["systems"]["fts5"]["results"]
     key = "results" if granularity == "session" else "turn_to_session_results"
-    assert replayed["overall"] == content["modes"]["fts5"][key]["overall"]
+    assert replayed["overall"] == content["systems"]["fts5"][key]["overall"]
 
 
 def test_a_log_from_another_retriever_scores_to_the_official_definitions(tmp_path):
@@ -263,7 +263,7 @@ def test_reports_carry_the_manifest_and_compare_names_the_fields_that_differ(tmp
 
 def test_sufficiency_curves_by_question_type(tmp_path):
     content = harness(tmp_path, "--coverage-k", "5")
-    block = content["modes"]["fts5"]["sufficiency"]
+    block = content["systems"]["fts5"]["sufficiency"]
     assert block["ks"] == [1, 3, 5]
     update = block["by_group"]["knowledge-update"]
     assert set(update) >= {"any", "all", "latest", "worst_required_rank", "missing_evidence", "partial_evidence"}

@@ -18,7 +18,9 @@ from memrecall.benchmarks import get_benchmark
 from memrecall.reports.exports.interchange import population_queries, qrels_text
 
 LOCOMO_REAL = SHARED_DATA / "locomo10.json"
-EXTRA = "map,precision@3,r_precision"
+# full-depth names where rankings are whole (EpiRec); elsewhere rankings are scored to depth 10 and say so
+EXTRA = {"epirec": "map,precision@3,r_precision"}
+EXTRA_AT_DEPTH = "map@10,precision@3"
 # (benchmark, data, granularity option for qrels)
 CASES = [
     ("epirec", MINI_RELEASE, ()),
@@ -31,17 +33,16 @@ CASES = [
 ]
 
 
-def same_as(metric: str, depth: int | None):
-    """The ir_measures measure that computes memrecall's `metric` on rankings cut to `depth`."""
+def same_as(metric: str):
+    """The ir_measures measure memrecall's `metric` means: a name without a depth is the full-depth measure."""
     base, _, k = metric.partition("@")
-    cut = int(k) if k else depth
     kinds = {"recall": Success, "ndcg": nDCG, "precision": P}
     if base in kinds:
         return kinds[base] @ int(k)
     if base == "mrr":
-        return RR @ cut if cut else RR
+        return RR @ int(k) if k else RR
     if base == "map":
-        return AP @ cut if cut else AP
+        return AP @ int(k) if k else AP
     if base == "r_precision":
         return Rprec
     return None
@@ -54,7 +55,7 @@ def test_exported_qrels_and_run_score_the_reports_headline(tmp_path, benchmark, 
     trec, report, qrels = tmp_path / "run.trec", tmp_path / "report.json", tmp_path / "q.qrels"
     made = run(
         "run", benchmark, "--system", "fts5", "--data", data, "--quiet", "--output", report,
-        "--export-rankings", trec, "--rankings-format", "trec", "--metrics", EXTRA,
+        "--export-rankings", trec, "--rankings-format", "trec", "--metrics", EXTRA.get(benchmark, EXTRA_AT_DEPTH),
     )  # fmt: skip
     assert made.exit_code == 0, made.output
     exported = run("qrels", benchmark, "--data", data, "--out", qrels, *extra)
@@ -62,9 +63,13 @@ def test_exported_qrels_and_run_score_the_reports_headline(tmp_path, benchmark, 
     content = json.loads(report.read_text())["content"]
     overall = content["systems"]["fts5"]["results"]["overall"]
     depth = content["scoring"].get("depth")
-    measures = {name: same_as(name, depth) for name in content["scoring"]["metrics"]}
+    measures = {name: same_as(name) for name in content["scoring"]["metrics"]}
     measures = {name: m for name, m in measures.items() if m is not None}
-    assert {"recall@1", "map", "mrr", "r_precision", "precision@3"} <= set(measures)
+    if depth is None:
+        assert {"recall@1", "map", "mrr", "r_precision", "precision@3"} <= set(measures)
+    else:  # every name carries the depth it was scored to
+        assert {"recall@1", f"map@{depth}", f"mrr@{depth}", "precision@3"} <= set(measures)
+        assert not {"map", "mrr", "r_precision"} & set(content["scoring"]["metrics"])
     scored = ir_measures.calc_aggregate(
         list(measures.values()),
         list(ir_measures.read_trec_qrels(str(qrels))),

@@ -46,7 +46,7 @@ def test_markdown_numbers_match_the_report(baseline_card):
     assert report["content_sha256"] in card
     assert report["content"]["task"]["source_sha256"] in card
     for name in ("recency", "hashing", "fts5"):
-        by_type = report["content"]["strategies"][name]["results"]["by_probe_type"]
+        by_type = report["content"]["systems"][name]["results"]["by_probe_type"]
         cells = [
             f"{r['recall@3']['value']:.3f} [{r['recall@3']['ci_low']:.2f}, {r['recall@3']['ci_high']:.2f}]"
             for r in (by_type[t] for t in ("factual", "reflective_explicit", "reflective_implicit"))
@@ -98,7 +98,7 @@ def test_harness_card_has_recall_curves(tmp_path):
         assert data.startswith(PNG_MAGIC) and len(data) > 10_000
     card = (tmp_path / "card" / "README.md").read_text()
     report = json.loads((tmp_path / "r.json").read_text())
-    overall = report["content"]["modes"]["fts5"]["results"]["overall"]["recall@1"]
+    overall = report["content"]["systems"]["fts5"]["results"]["overall"]["recall@1"]
     assert re.search(rf"\| fts5 \| overall \| {overall['value']:.3f} \[", card)
 
 
@@ -130,12 +130,12 @@ def test_the_card_shows_the_detectable_difference_against_the_first_strategy(bas
 
     report = json.loads((baseline_card / "report.json").read_text())
     card = (baseline_card / "card" / "README.md").read_text()
-    header = next(line for line in card.splitlines() if line.startswith("| strategy | factual |"))
+    header = next(line for line in card.splitlines() if line.startswith("| system | factual |"))
     assert header.split(" | ")[2] == "factual detectable Δ (α .05, power .8)"
     recency = next(line for line in card.splitlines() if line.startswith("| recency |") and "[" in line)
     assert recency.rstrip(" |").split(" | ")[2:9:2] == ["reference"] * 4
     rows = read_per_query(baseline_card / "per_query.jsonl")
-    strategies = [(n, report["content"]["strategies"][n]["results"]) for n in ("recency", "hashing", "fts5")]
+    strategies = [(n, report["content"]["systems"][n]["results"]) for n in ("recency", "hashing", "fts5")]
     cells, note = detectable_cells("recall@3", "probe_type", strategies, rows)
     fts5 = next(line for line in card.splitlines() if line.startswith("| fts5 |") and "[" in line)
     groups = ("factual", "reflective_explicit", "reflective_implicit", "overall")

@@ -200,7 +200,7 @@ def test_the_salience_oracle_baseline_is_marked_in_signed_content(tmp_path):
         "100",
     )
     assert result.exit_code == 0, result.output
-    strategies = json.loads(output.read_text(encoding="utf-8"))["content"]["strategies"]
+    strategies = json.loads(output.read_text(encoding="utf-8"))["content"]["systems"]
     assert strategies["salience-oracle"]["uses_gold_labels"] is True
     assert "uses_gold_labels" not in strategies["recency"]
 

@@ -120,7 +120,7 @@ def test_verify_without_keys_says_who_signed(baseline, keys):
 
 def test_a_hand_edited_report_with_a_recomputed_fingerprint_fails_verify_key(baseline, keys, tmp_path):
     report = read(baseline / "b.json")
-    report["content"]["strategies"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
+    report["content"]["systems"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
     report["content_sha256"] = content_sha256(report["content"])
     (tmp_path / "edited.json").write_text(json.dumps(report))
     result = run("verify", tmp_path / "edited.json", "--key", keys / "alice.pub")
@@ -132,7 +132,7 @@ def test_a_hand_edited_report_with_a_recomputed_fingerprint_fails_verify_key(bas
 
 def test_an_edited_report_resigned_by_another_key_fails_only_the_trust_check(baseline, keys, tmp_path):
     report = read(baseline / "b.json")
-    report["content"]["strategies"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
+    report["content"]["systems"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
     report["content_sha256"] = content_sha256(report["content"])
     report["signatures"] = []
     (tmp_path / "forged.json").write_text(json.dumps(report))
@@ -146,7 +146,7 @@ def test_an_edited_report_resigned_by_another_key_fails_only_the_trust_check(bas
 
 def test_an_edited_number_without_a_new_fingerprint_fails_the_fingerprint_check(baseline, tmp_path):
     report = read(baseline / "b.json")
-    report["content"]["strategies"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
+    report["content"]["systems"]["hashing"]["results"]["overall"]["recall@3"]["value"] = 0.99
     (tmp_path / "edited.json").write_text(json.dumps(report))
     result = run("verify", tmp_path / "edited.json")
     assert result.exit_code == 1

@@ -34,7 +34,7 @@ def test_the_quick_start_follow_up_command_runs_on_the_tiny_sample(tmp_path):
     args = ["--modes", "fts5", "--quiet", "--output", tmp_path / "r.json", "--per-query", tmp_path / "pq.jsonl"]
     result = run("longmemeval", "--data", DATA / "longmemeval_tiny.json", *args)
     assert result.exit_code == 0, result.output
-    overall = json.loads((tmp_path / "r.json").read_text())["content"]["modes"]["fts5"]["results"]["overall"]
+    overall = json.loads((tmp_path / "r.json").read_text())["content"]["systems"]["fts5"]["results"]["overall"]
     assert overall["n"] == 2  # the abstention question has no gold session: counted, not scored
     rows = {r["query_id"]: r for r in map(json.loads, (tmp_path / "pq.jsonl").read_text().splitlines())}
     # only the bicycle session shares the question's words "old bicycle": keyword search puts it first

@@ -12,7 +12,7 @@ from memrecall.data.model import Task
 from memrecall.data.rankings import EPIREC_KEYS, GENERIC_KEYS
 from memrecall.data.releases import DEFAULT_RELEASE, RELEASES, bundled_release
 from memrecall.errors import UsageError
-from memrecall.scoring.depth import scoring_depth
+from memrecall.scoring.depth import check_measurable, scoring_depth
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.policy import EPIREC_GROUPINGS, ScoringConfig
 
@@ -93,7 +93,9 @@ class Benchmark:
         depth, counted = scoring_depth(names, self.require_full_rankings), self.count_without_targets_by
         policy = ScoringConfig(names, self.groupings, self.apart, seed, resamples, count_without_targets_by=counted)
         unit = resample_unit or self.resample_unit
-        return replace(policy, depth=depth, resample_unit=unit).with_requested(metrics)
+        scoring = replace(policy, depth=depth, resample_unit=unit).with_requested(metrics)
+        check_measurable(scoring.metrics, depth, self.name)
+        return scoring
 
     def resolve_data(self, data: Path | None) -> Path:
         """`data`, else the default (the working directory's copy first, then the one installed with memrecall)."""
@@ -145,7 +147,7 @@ def _longmemeval_metrics(protocol: str) -> Callable[[Sequence[int]], tuple[list[
         else:
             headline = [f"recall@{k}" for k in ks]
         others = [f"recall@{k}" for k in ks] + [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks]
-        return headline, others + [f"ndcg_lme@{k}" for k in ks] + ["mrr"]
+        return headline, others + [f"ndcg_lme@{k}" for k in ks] + [f"mrr@{ks[-1]}"]  # scored to depth ks[-1]
 
     return policy
 
@@ -171,7 +173,8 @@ def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Load
 
 
 def _locomo_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
-    return [f"recall@{k}" for k in ks], [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + ["mrr"]
+    others = [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks]
+    return [f"recall@{k}" for k in ks], [*others, f"mrr@{ks[-1]}"]  # mrr scored to depth ks[-1], so named with it
 
 
 def _beir_loader(path: Path, options: Mapping[str, Any]) -> Loaded:
@@ -183,7 +186,7 @@ def _beir_loader(path: Path, options: Mapping[str, Any]) -> Loaded:
 def _beir_metrics(ks: Sequence[int]) -> tuple[list[str], list[str]]:
     """Headline nDCG at the deepest cut-off (BEIR's and MTEB's headline) and recall@k (any target in the top k)."""
     headline = [f"ndcg@{ks[-1]}"] + [f"recall@{k}" for k in ks]
-    return headline, [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + ["mrr"]
+    return headline, [f"recall_all@{k}" for k in ks] + [f"ndcg@{k}" for k in ks] + [f"mrr@{ks[-1]}"]
 
 
 def _longmemeval(protocol: str, summary: str) -> Benchmark:

@@ -29,8 +29,8 @@ def harness_report(modes: list[str]) -> dict:
     return {
         "content": {
             "primary_stratum": "category",
-            "mode_order": modes,
-            "modes": {
+            "system_order": modes,
+            "systems": {
                 mode: {
                     "results": {
                         "overall": row(i / 10, 3),
@@ -59,8 +59,8 @@ def test_harness_rows_show_every_mode_with_its_apart_rows(modes):
 def test_the_committed_locomo_cards_show_every_mode_of_their_report(name):
     report = json.loads((ROOT / "docs" / f"{name}.json").read_text(encoding="utf-8"))
     card = (ROOT / "docs" / "figures" / name / "README.md").read_text(encoding="utf-8")
-    for mode in report["content"]["mode_order"]:
-        overall = report["content"]["modes"][mode]["results"]["overall"]
+    for mode in report["content"]["system_order"]:
+        overall = report["content"]["systems"][mode]["results"]["overall"]
         value = overall[report["content"]["primary_metric"]]
         cell = f"{value['value']:.3f} [{value['ci_low']:.2f}, {value['ci_high']:.2f}]"
         assert f"| {mode} | overall | {cell} |" in card, mode
@@ -253,7 +253,7 @@ def test_an_abstention_question_always_has_its_row(tmp_path, path, protocol, sco
     assert len(rows) == 1 and len(card) == 1
     assert rows[0].rstrip(" │").endswith("│ 1") and card[0].endswith("| 1 |")
     assert ("not scored" in rows[0]) is not scored and ("- | - |" in card[0]) is not scored
-    results = json.loads((tmp_path / "r.json").read_text())["content"]["modes"]["fts5"]["results"]
+    results = json.loads((tmp_path / "r.json").read_text())["content"]["systems"]["fts5"]["results"]
     assert results.get("without_targets_by_abstention") == (None if scored else {"yes": 1})
 
 

@@ -214,7 +214,7 @@ def test_validate_a_croissant_distribution_of_the_wrong_type(checkout):
 
 
 @pytest.mark.parametrize(
-    "drop, expected", [("task", "content.task is missing or incomplete"), ("strategy_order", "do not match")]
+    "drop, expected", [("task", "content.task is missing or incomplete"), ("system_order", "do not match")]
 )
 def test_report_without_task_or_strategy_order(tmp_path, drop, expected):
     result = run(

@@ -114,7 +114,7 @@ def test_a_coverage_verdict_still_lands_the_complete_report(tmp_path):
         "1:1.0",
     )
     assert result.exit_code == 1 and "coverage below floor" in result.output
-    assert json.loads((tmp_path / "r.json").read_text())["content"]["modes"]["fts5"]["coverage"]
+    assert json.loads((tmp_path / "r.json").read_text())["content"]["systems"]["fts5"]["coverage"]
 
 
 def test_stale_temp_files_of_an_output_are_cleaned_up(tmp_path):

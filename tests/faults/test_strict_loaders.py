@@ -197,7 +197,7 @@ def test_memrecall_reads_back_its_own_epirec_exports_holding_line_break_characte
         "evaluate", out / "rk" / "hashing.jsonl", "--data", data, "--output", tmp_path / "e.json", "--name", "hashing"
     )
     assert replay.exit_code == 0, replay.output
-    first = json.loads((out / "r.json").read_text())["content"]["strategies"]["hashing"]["results"]
+    first = json.loads((out / "r.json").read_text())["content"]["systems"]["hashing"]["results"]
     again = json.loads((tmp_path / "e.json").read_text())["content"]["systems"]["hashing"]["results"]
     assert first["overall"] == again["overall"]
     replay = ["--rankings", out / "rk" / "hashing.jsonl", "--data", data]

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from memrecall.cli.common import (
-    all_per_query,
     bootstrap_options,
     encoder_options,
     executor_options,
@@ -92,9 +91,13 @@ def baseline(
     sign_key,
     quiet,
 ) -> None:
-    """Run reference retrievers on EpiRec; write a fingerprinted report (signed with --sign-key)."""
+    """Run reference retrievers on EpiRec; write a fingerprinted report (signed with --sign-key).
+
+    A preset of `memrecall run epirec --system A,B,...`: the same pipeline and report, with baseline's
+    removal ablations added where both sides ran.
+    """
     from memrecall.benchmarks import get_benchmark
-    from memrecall.reports.exports.tables import baseline_rows, print_table, results_table
+    from memrecall.reports.exports.tables import print_table, results_table, systems_rows
     from memrecall.reports.notes import report_notes
     from memrecall.running.baseline import BaselineOptions, run_baseline
     from memrecall.scoring.policy import ScoringConfig
@@ -137,8 +140,8 @@ def baseline(
         title = f"{content['task']['name']} {content['task']['version']}: {content['task']['queries']} probes"
         metrics = content["scoring"]["metrics"]
         notes = report_notes(run.report["content"])
-        print_table(results_table(title, baseline_rows(run.report), metrics, ("strategy", "probe type"), notes))
+        print_table(results_table(title, systems_rows(run.report), metrics, ("system", "probe type"), notes))
     announce(report_line(output, run.report))
     if export_rankings:
-        announce(f"rankings: {export_rankings}/<strategy>{rankings_suffix(rankings_format)}")
-    finish_outputs(run.report, all_per_query(run.task, run.rankings, benchmark.ks), per_query, report_dir)
+        announce(f"rankings: {export_rankings}/<system>{rankings_suffix(rankings_format)}")
+    finish_outputs(run.report, run.per_query, per_query, report_dir)

@@ -301,9 +301,13 @@ def all_per_query(task: Task, runs: Mapping[str, Mapping[str, Ranking]], ks) -> 
 
 def system_spec_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """Refuse a file path given for --system (a service file, *.toml, excepted), saying the MODULE:ATTR that names
-    the same plug-in; a name that names no system is a usage error too."""
+    the same plug-in); a name that names no system is a usage error too; a comma list is checked item by item."""
     from memrecall.systems.registry import spec_problem
 
+    if "," in value:
+        for item in value.split(","):
+            system_spec_option(ctx, param, item.strip())
+        return value
     module, _, attr = value.partition(":")
     if value.endswith(".toml") or not (module.endswith(".py") or "/" in module or "\\" in module):
         problem = spec_problem(value)

@@ -289,7 +289,7 @@ def _compare_reports(paths, output: Path, allow_mismatch: bool, sign_key, quiet:
     plan.check()
     from memrecall.errors import ConfigError, short
 
-    report = compare_reports(list(paths))
+    report = compare_reports(list(paths), lambda line: click.echo(f"note: {line}"))
     content = report["content"]
     for d in content["mismatches"]:
         click.echo(f"differs: {d['field']}: {short(repr(d['first']))} vs {short(repr(d['this']))} ({d['report']})")

@@ -76,7 +76,7 @@ def power(report_paths, rankings, data, alpha, power_level, difference, metrics,
     data = data_input(plan, data)
     output = plan.output("--output", output) if output is not None else None
     plan.check()
-    inputs = power_inputs(paths, given, data, names, grouping)
+    inputs = power_inputs(paths, given, data, names, grouping, lambda line: click.echo(f"note: {line}", err=True))
     results = power_results(inputs, alpha, power_level, difference, discordance)
     for line in power_lines(results):
         click.echo(line)

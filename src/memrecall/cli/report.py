@@ -93,10 +93,15 @@ def report_command(
         if hint is None:
             raise
         raise ConfigError(f"{report_path}: {hint}") from None
-    problem = shape_problem(report)
+    from memrecall.reports.shapes import current_shape
+
+    current, note = current_shape(report)
+    problem = shape_problem(current)
     if problem:
         hint = wrong_format_hint(report_path, "report")
         raise ConfigError(f"{report_path}: {hint or problem}")
+    if note:
+        click.echo(f"note: {report_path}: {note}", err=True)
     checks = verify_report(report, keys, rankings, data)
     state = report_state(report, checks)
     reason = f"{checks[-1].name}: {checks[-1].detail}"
@@ -104,7 +109,7 @@ def report_command(
         raise ConfigError(f"{report_path}: UNVERIFIED: {reason}; --allow-unverified renders it marked UNVERIFIED")
     if state == "UNVERIFIED":
         click.echo(f"warning: {report_path}: UNVERIFIED ({reason}); card marked UNVERIFIED", err=True)
-    hardest = rows = None
+    hardest, rows, report = None, None, current  # verified as written, read in the current shape
     if per_query is not None:
         from memrecall.cli.common import hardest_for
         from memrecall.reports.per_query_binding import check_binding, check_values

@@ -30,6 +30,7 @@ from memrecall.cli.rankings_export import (
     check_trec_ids,
     population_option,
     rankings_format_option,
+    rankings_suffix,
     trec_population,
     write_rankings,
 )
@@ -47,7 +48,8 @@ IN_PROCESS = "--in-process"
     "system_spec",
     required=True,
     callback=system_spec_option,
-    help="MODULE:ATTR (a class or zero-argument factory), or a registered name such as dense.",
+    help="MODULE:ATTR (a class or zero-argument factory), or a registered name such as dense; a comma list runs "
+    "several into one report, each later one paired against the first.",
 )
 @click.option(
     "--data",
@@ -55,13 +57,16 @@ IN_PROCESS = "--in-process"
     default=None,
     help=f"Dataset file (a folder for beir) [default for epirec: {DEFAULT_VERSION}].",
 )
-@click.option("--name", default=None, help="The system's name in the report [default: its name attribute or ATTR].")
+@click.option(
+    "--name", default=None, help="The system's name in the report, one system only [default: its name or ATTR]."
+)
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Report JSON path.")
 @click.option(
     "--export-rankings",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Rankings file to write (JSONL, or TREC with --rankings-format trec).",
+    help="Rankings file to write (JSONL, or TREC with --rankings-format trec); FILE stem + .<system> + suffix "
+    "for each of several systems.",
 )
 @rankings_format_option
 @population_option
@@ -151,24 +156,31 @@ def run(
     allow_read,
     quiet,
 ) -> None:
-    """Run a system on a benchmark; its rankings are checked like a rankings file.
+    """Run systems on a benchmark; their rankings are checked like a rankings file.
 
     A plug-in (MODULE:ATTR, or a name another package registers) runs in its own worker process and sees
-    opaque ids; memrecall's own systems run here.
+    opaque ids; memrecall's own systems run here. Several systems (a comma list) go into one report, each
+    later one paired against the first.
     """
     default_output = os.path.abspath("results")  # fixed before any user code runs (it may change folder)
-    from memrecall.api import run_system
+    from memrecall.api import run_systems
     from memrecall.benchmarks import get_benchmark
+    from memrecall.cli.harness.options import export_paths
     from memrecall.encoding.encoders import SharedEncoder
+    from memrecall.errors import comma_list
     from memrecall.outputs import name_part
     from memrecall.reports.exports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.reports.notes import report_notes
     from memrecall.systems.registry import default_name, is_trusted_spec, reserved_name_problem
 
     benchmark = get_benchmark(benchmark_name)
-    trusted = is_trusted_spec(system_spec)
-    if in_process and trusted:
-        raise click.BadParameter(f"{system_spec} is memrecall's own code and runs here anyway", param_hint=IN_PROCESS)
+    specs = comma_list(system_spec, "--system")
+    if name is not None and len(specs) > 1:
+        raise click.BadParameter(f"names one system; --system lists {len(specs)}", param_hint="--name")
+    trusted = all(is_trusted_spec(spec) for spec in specs)
+    own = [spec for spec in specs if is_trusted_spec(spec)]
+    if in_process and own:
+        raise click.BadParameter(f"{own[0]} is memrecall's own code and runs here anyway", param_hint=IN_PROCESS)
     if in_process and executor == "ray":
         raise click.BadParameter("runs the plug-in in this process, so not on --executor ray", param_hint=IN_PROCESS)
     if in_process and sign_key is not None:
@@ -185,6 +197,8 @@ def run(
         what = next(o for o, v in [("--pass-env", pass_env), ("--worker-timeout", worker_timeout != DEFAULT_TIMEOUT),
                                    ("--allow-read", allow_read), ("--sandbox", True)] if v)  # fmt: skip
         raise click.BadParameter(f"{system_spec} is memrecall's own code and needs no worker", param_hint=what)
+    if export_official_log and len(specs) > 1:
+        raise click.BadParameter("holds one system's rankings; run one system", param_hint="--export-official-log")
     if output is None and name is not None:
         name_part(name, "--name")  # a name no file name can be made from is refused before any work
     if export_official_log and not benchmark.name.startswith("longmemeval"):
@@ -194,9 +208,14 @@ def run(
     options = load_options(benchmark.name, category5, gold, gold_file)
     plan = new_plan(cache_dir, writes_cache=True)
     path = data_input(plan, benchmark.resolve_data(data))
-    plugin_inputs(plan, system_spec)
-    export_rankings = plan.output("--export-rankings", export_rankings)
-    population = trec_population(population, rankings_format, export_rankings is not None)
+    for spec in specs:
+        plugin_inputs(plan, spec)
+    chosen = [name] if name else [default_name(spec) for spec in specs]  # known before any plug-in code runs
+    exports = {
+        k: plan.output("--export-rankings", p)
+        for k, p in export_paths(export_rankings, chosen, rankings_suffix(rankings_format)).items()
+    }
+    population = trec_population(population, rankings_format, bool(exports))
     export_official_log = plan.output("--export-official-log", export_official_log)
     per_query = plan.output("--per-query", per_query)
     report_dir = plan.card("--report-dir", report_dir)
@@ -205,9 +224,9 @@ def run(
         output = plan.output("--output", output)
     plan.check()
     encoder = SharedEncoder(model, cache_dir, device, backend=encoder_backend, precision=precision)
-    chosen = name or default_name(system_spec)  # known before any plug-in code runs
     if output is None:
-        stem = f"{name_part(benchmark.name, 'BENCHMARK')}_{name_part(chosen, 'the system name')}"
+        systems = "_".join(name_part(c, "the system name") for c in chosen)
+        stem = f"{name_part(benchmark.name, 'BENCHMARK')}_{systems}"
         output = plan.output("--output", Path(default_output) / f"{stem}.report.json")
         plan.check()
     if not quiet:
@@ -218,10 +237,10 @@ def run(
     never_shown = (path, cache_dir, output, export_rankings, export_official_log, per_query, report_dir, key_path)
     where = make_executor_from(executor, workers, ray_address)
     encoder.attach(where)
-    result = run_system(
-        system_spec,
+    result = run_systems(
+        specs,
         benchmark,
-        name=name,
+        names=[name] if name else None,
         seed=seed,
         resamples=resamples,
         show_progress=not quiet,
@@ -238,18 +257,19 @@ def run(
         full_rankings=export_official_log is not None,  # an official log holds whole rankings, and k up to 50
         unit=unit,
     )
-    ((chosen, rankings),) = result.rankings.items()
     result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded
     if not encoder.loaded and not encoder.backend.is_default:
         click.echo(
             f"warning: --encoder-backend {encoder.backend.name} --precision {encoder.backend.precision} was not used: "
-            f"{chosen} never asked memrecall for an encoder (it ranks without one, or embeds through its own stack)",
+            f"{', '.join(result.rankings)} never asked memrecall for an encoder (it ranks without one, or embeds "
+            "through its own stack)",
             err=True,
         )
     report = write_report(output, result.report, sign_key)
-    if export_rankings:
-        write_rankings(export_rankings, loaded.task, rankings, benchmark.row_keys, rankings_format, chosen, population)
-        announce(f"rankings: {export_rankings}")
+    for (ran, rankings), file in zip(result.rankings.items(), exports.values(), strict=False):
+        write_rankings(file, loaded.task, rankings, benchmark.row_keys, rankings_format, ran, population)
+        announce(f"rankings: {file}")
+    rankings = next(iter(result.rankings.values()))
     if export_official_log:
         from memrecall.io import atomic_text_writer
         from memrecall.reports.exports.official_log import export_official_log as export

@@ -112,6 +112,11 @@ def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, .
     check_inputs("REPORT", [report_path], ("report",), REPORTS)
     check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
     report = read_json(report_path)
+    from memrecall.reports.shapes import current_shape
+
+    current, note = current_shape(report)
+    if note:
+        click.echo(f"note: {note}")
     checks = verify_report(report, keys, rankings, data)
     for check in checks:
         click.echo(f"{'ok' if check.ok else 'FAIL'} {check.name}: {check.detail}")
@@ -119,8 +124,8 @@ def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, .
         from memrecall.reports.per_query_binding import report_systems
         from memrecall.reports.proof.identity import describe_identity
 
-        for name in report_systems(report["content"]):
-            click.echo(f"code {name}: {describe_identity(report['content'], name)}")
+        for name in report_systems(current["content"]):
+            click.echo(f"code {name}: {describe_identity(current['content'], name)}")
     state = report_state(report, checks)
     click.echo(f"{report_path}: {state}")
     if state == "UNVERIFIED":

@@ -2,36 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memrecall.data.jsonfile import read_json
 from memrecall.errors import ConfigError
-from memrecall.reports.comparability import conditions, first_system_encoder, manifest, mismatches
-from memrecall.reports.content import LAYOUTS, environment, make_report, shape_problem
+from memrecall.reports.comparability import conditions, first_system_encoder, mismatches
+from memrecall.reports.content import environment, make_report, shape_problem
 from memrecall.reports.proof.fingerprint import report_fingerprint
+from memrecall.reports.shapes import current_shape
 
 
 def entries(report: dict) -> list[tuple[str, dict]]:
-    """(name, results) of every strategy, mode or system in the report, in its order."""
+    """(name, results) of every system in the report, in its order."""
     content = report["content"]
-    for order, items in LAYOUTS:
-        if order in content:
-            return [(name, content[items][name]["results"]) for name in content[order]]
-    return []
+    return [(name, content["systems"][name]["results"]) for name in content["system_order"]]
 
 
-def read_verified(path: Path, command: str) -> dict:
-    """A report read from `path`, refused (naming the file) unless it is a report whose proof is not UNVERIFIED."""
+def read_verified(path: Path, command: str, say: Callable[[str], None] = lambda _: None) -> dict:
+    """A report read from `path` in the current shape, refused (naming the file) unless its proof is not UNVERIFIED.
+
+    A report of an old shape is verified as written and read through the normaliser; `say` is told so.
+    """
     from memrecall.reports.proof.verification import report_state, verify_report
 
-    report = read_json(path)
+    written = read_json(path)
+    report, note = current_shape(written)
     problem = shape_problem(report)
     if problem:
         raise ConfigError(f"{path}: {problem}")
-    checks = verify_report(report)
-    if report_state(report, checks) == "UNVERIFIED":
+    checks = verify_report(written)
+    if report_state(written, checks) == "UNVERIFIED":
         raise ConfigError(f"{path}: UNVERIFIED: {checks[-1].name}: {checks[-1].detail}; {command} refuses it")
+    if note:
+        say(f"{path}: {note}")
     return report
 
 
@@ -49,9 +53,12 @@ def manifest_differences(first: dict, other: dict, subject: bool = True) -> list
     return mismatches(conditions(base), conditions(this))
 
 
-def compare_reports(paths: Sequence[Path]) -> dict:
-    """A comparison of verified reports: the manifest fields that differ and each system's headline values."""
-    reports = [read_verified(path, "compare") for path in paths]
+def compare_reports(paths: Sequence[Path], say: Callable[[str], None] = lambda _: None) -> dict:
+    """A comparison of verified reports: the manifest fields that differ and each system's headline values.
+
+    A report of an old shape is verified as written and read through the normaliser; `say` is told so.
+    """
+    reports = [read_verified(path, "compare", say) for path in paths]
     differences = []
     for path, report in zip(paths[1:], reports[1:], strict=True):
         fields = manifest_differences(reports[0], report)
@@ -81,24 +88,17 @@ def compare_reports(paths: Sequence[Path]) -> dict:
 
 
 def report_manifest(report: dict) -> dict | None:
-    """The report's comparability manifest; a baseline report, signed without one, gets it derived from its content."""
-    content = report["content"]
-    if "comparability" in content:
-        return content["comparability"]
-    if content.get("kind") == "baseline" and content.get("strategy_order"):
-        first = content["strategies"][content["strategy_order"][0]]["results"]
-        return manifest({**content, "primary_stratum": "probe_type"}, first, None)
-    return None
+    """The report's comparability manifest (an old baseline's is derived by the normaliser)."""
+    return report["content"].get("comparability")
 
 
 def uses_encoder(report: dict) -> bool:
-    """True when the report's first system claims an encoder, or any strategy or mode names one in its config."""
+    """True when the report's first system claims an encoder, or any system names one in its (old) config."""
     content = report["content"]
     if first_system_encoder(content) is not None:
         return True
-    for order, items in LAYOUTS:
-        if order in content:
-            return any(_names_model(content[items][name].get("config")) for name in content[order])
+    if any(_names_model(content["systems"][name].get("config")) for name in content["system_order"]):
+        return True
     return content.get("model") is not None
 
 

@@ -32,7 +32,7 @@ def round_floats(value: Any) -> Any:
 
 def make_report(content: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
     """Wrap content (floats rounded, with the memrecall version, fingerprinted) and env (outside it) into a report."""
-    content = round_floats({**content, "memrecall_version": __version__})
+    content = round_floats({**content, "memrecall_version": __version__, "report_schema": REPORT_SCHEMA})
     return {"content": content, "env": env, FINGERPRINT_KEY: content_sha256(content)}
 
 
@@ -87,11 +87,14 @@ def data_identity(task: Task) -> dict:
     return official_record(task.name.lower(), task.source_sha256)
 
 
-LAYOUTS = (("strategy_order", "strategies"), ("mode_order", "modes"), ("system_order", "systems"))
+REPORT_SCHEMA = 2  # 2: one content shape (systems / system_order, kind "systems") for every command
 
 
 def shape_problem(report: Any) -> str | None:
-    """What keeps `report` from being a renderable memrecall report, or None."""
+    """What keeps `report` from being a renderable memrecall report of the current shape, or None.
+
+    A report of an old shape (strategies, modes) is read through memrecall.reports.shapes.current_shape first.
+    """
     if not isinstance(report, dict) or not isinstance(report.get("content"), dict):
         return "not a memrecall report (no content object)"
     content = report["content"]
@@ -108,10 +111,9 @@ def shape_problem(report: Any) -> str | None:
     for key in ("primary_metric", "scoring"):
         if key not in content:
             return f"content.{key} is missing"
-    for order, items in LAYOUTS:
-        if order in content or items in content:
-            names, entries = content.get(order), content.get(items)
-            if not isinstance(names, list) or not isinstance(entries, dict) or any(n not in entries for n in names):
-                return f"content.{order} and content.{items} do not match"
-            return None
-    return "content holds no strategies, modes or systems"
+    if "system_order" in content or "systems" in content:
+        names, entries = content.get("system_order"), content.get("systems")
+        if not isinstance(names, list) or not isinstance(entries, dict) or any(n not in entries for n in names):
+            return "content.system_order and content.systems do not match"
+        return None
+    return "content holds no systems"

@@ -27,7 +27,9 @@ def depth_note(content: Mapping[str, Any]) -> str | None:
     depth = scoring.get("depth") if isinstance(scoring, Mapping) else None
     if not isinstance(depth, int) or isinstance(depth, bool):
         return None
-    return f"every ranking is scored down to rank {depth} (so mrr is mrr@{depth}, for every system alike)"
+    if "mrr" in scoring.get("metrics", []):  # a report of before report schema 2 called mrr@depth mrr
+        return f"every ranking is scored down to rank {depth} (so mrr is mrr@{depth}, for every system alike)"
+    return f"every ranking is scored down to rank {depth}, for every system alike (and named so: mrr@{depth})"
 
 
 def unmeasured_note(dataset: Mapping[str, Any]) -> str | None:

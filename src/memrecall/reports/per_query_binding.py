@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memrecall.errors import ConfigError, short
-from memrecall.reports.content import LAYOUTS
 from memrecall.reports.proof.fingerprint import report_fingerprint
 
 REPORT_KEY = "report_content_sha256"
@@ -13,25 +12,14 @@ BENCHMARK_KEY = "benchmark"
 
 
 def report_benchmark(content: dict) -> str:
-    """The benchmark a report's content answers (epirec for baselines; the harness's from its dataset)."""
-    if isinstance(content.get("benchmark"), str):
-        return content["benchmark"]
-    if content.get("kind") == "baseline":
-        return "epirec"
-    dataset = content.get("dataset") if isinstance(content.get("dataset"), dict) else {}
-    if dataset.get("kind") == "longmemeval":
-        return "longmemeval" if dataset.get("protocol") == "perseus" else "longmemeval-official"
-    if dataset.get("kind") == "locomo":
-        return "locomo" if dataset.get("granularity") == "session" else "locomo-turn"
-    return str(content.get("task", {}).get("name", "unknown"))
+    """The benchmark a report's content answers."""
+    return str(content.get("benchmark", content.get("task", {}).get("name", "unknown")))
 
 
 def report_systems(content: dict) -> list[str]:
-    """The strategy, mode or system names of a report, in its order."""
-    for order, _ in LAYOUTS:
-        if isinstance(content.get(order), list):
-            return [str(name) for name in content[order]]
-    return []
+    """The system names of a report, in its order."""
+    order = content.get("system_order")
+    return [str(name) for name in order] if isinstance(order, list) else []
 
 
 def bind_rows(report: dict, rows: Sequence[dict]) -> list[dict]:

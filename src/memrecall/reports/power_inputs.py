@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from memrecall.reports.per_query_binding import report_systems
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.replay import load_for, match_rankings
 from memrecall.reports.rankings_files import checked_runs, rankings_beside
+from memrecall.reports.shapes import current_shape
 from memrecall.scoring.metrics import parse_metric
 from memrecall.scoring.policy import grouping_name, in_headline, per_query_values
 
@@ -40,16 +41,17 @@ class PowerInputs:
     fingerprints: list[str]
 
 
-def read_reports(paths: Sequence[Path]) -> list[dict]:
-    """Each report, refused unless it is a run, evaluate or compare report on the same data as the first."""
+def read_reports(paths: Sequence[Path], say: Callable[[str], None] = lambda _: None) -> list[dict]:
+    """Each report (an old shape read through the normaliser, and `say` told so), refused unless on the same data
+    as the first."""
     reports = []
     for path in paths:
-        report = read_json(path)
+        report, note = current_shape(read_json(path))
         problem = shape_problem(report)
-        if problem is None and report["content"].get("kind") != "systems":
-            problem = f"a {short(repr(report['content'].get('kind')))} report; power reads run, evaluate and compare"
         if problem:
             raise ConfigError(f"{path}: {problem}")
+        if note:
+            say(f"{path}: {note}")
         first = reports[0]["content"] if reports else report["content"]
         content = report["content"]
         for key, value, other in (
@@ -91,10 +93,15 @@ def rankings_for(paths: Sequence[Path], reports: Sequence[dict], given: Sequence
 
 
 def power_inputs(
-    paths: Sequence[Path], given: Sequence[Path], data: Path | None, metrics: Sequence[str], grouping: str | None
+    paths: Sequence[Path],
+    given: Sequence[Path],
+    data: Path | None,
+    metrics: Sequence[str],
+    grouping: str | None,
+    say: Callable[[str], None] = lambda _: None,
 ) -> PowerInputs:
     """Score every system's rankings on the task; a rankings file the report does not name is an error naming it."""
-    reports = read_reports(paths)
+    reports = read_reports(paths, say)
     first = reports[0]["content"]
     bench = get_benchmark(first["benchmark"])
     loaded = load_for(bench, first, data)

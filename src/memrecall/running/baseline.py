@@ -1,4 +1,4 @@
-"""The baseline view: built-in systems on an EpiRec release, through the one pipeline, as a fingerprinted report."""
+"""The `baseline` preset: built-in systems on an EpiRec release through `run`'s pipeline, with the ablations."""
 
 from __future__ import annotations
 
@@ -10,18 +10,12 @@ from typing import Any
 from memrecall.benchmarks import get_benchmark
 from memrecall.data.model import Ranking, Task
 from memrecall.encoding.encoders import SharedEncoder
-from memrecall.reports.baseline_report import baseline_content
-from memrecall.reports.content import environment, make_report
-from memrecall.running.executors import executor_facts
-from memrecall.running.pipeline import rank_task
-from memrecall.scoring.policy import ScoringConfig, score_task
-from memrecall.systems.contract import adapt
-from memrecall.systems.registry import NEEDS_ENCODER, SystemContext, build_builtin
+from memrecall.scoring.policy import ScoringConfig
 
 
 @dataclass
 class BaselineOptions:
-    """Everything a baseline run depends on."""
+    """Everything a baseline run depends on (its scoring gives the seed, resamples and --metrics)."""
 
     data: Path
     strategies: Sequence[str]
@@ -37,33 +31,33 @@ class BaselineOptions:
 
 @dataclass
 class BaselineRun:
-    """The task, each strategy's rankings and the signed report."""
+    """The task, each system's rankings, per-query rows and the signed report."""
 
     task: Task
     rankings: dict[str, dict[str, Ranking]]
     report: dict
+    per_query: list[dict] = field(default_factory=list)
 
 
 def run_baseline(options: BaselineOptions) -> BaselineRun:
-    """Load the data, run each strategy in order through the pipeline, score it, and sign the report."""
+    """`run` of the systems in order on the EpiRec release `options.data`, with baseline's removal ablations."""
+    from memrecall.running.runner import run_systems
+
     benchmark = get_benchmark("epirec")
-    task = benchmark.load(options.data).task
     encoder = SharedEncoder(
         options.model, options.cache, options.device, options.executor, options.backend, options.precision
     )
-    context = SystemContext(encoder.get, benchmark.dense_policy, options.show_progress)
-    rankings: dict[str, dict[str, Ranking]] = {}
-    strategies: dict[str, dict] = {}
-    durations: dict[str, float] = {}
-    for name in options.strategies:
-        system = adapt(build_builtin(name, context), name)
-        run = rank_task(system, task, True, options.show_progress, options.executor)
-        rankings[name] = run.rankings
-        strategies[name] = {"config": run.config, "results": score_task(task, run.rankings, options.scoring)}
-        if run.uses_gold_labels:
-            strategies[name]["uses_gold_labels"] = True
-        durations[name] = run.seconds
-    model = encoder.get().describe() if any(n in NEEDS_ENCODER for n in options.strategies) else None
-    content = baseline_content(task, options.strategies, strategies, rankings, options.scoring, model)
-    env = environment(durations, **encoder.run_facts(), **executor_facts(options.executor))
-    return BaselineRun(task, rankings, make_report(content, env))
+    result = run_systems(
+        list(options.strategies),
+        benchmark,
+        data=options.data,
+        seed=options.scoring.seed,
+        resamples=options.scoring.resamples,
+        metrics=options.scoring.requested,
+        show_progress=options.show_progress,
+        executor=options.executor,
+        encoder=encoder,
+        ablations=True,
+    )
+    result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded
+    return BaselineRun(result.loaded.task, result.rankings, result.report, result.per_query)

@@ -1,29 +1,19 @@
-"""The dataset harness view (LongMemEval, LoCoMo): search modes through the one pipeline, diagnostics, signed."""
+"""The dataset harness presets (LongMemEval, LoCoMo): built-in systems through `run`'s pipeline, with diagnostics."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded
-from memrecall.data.granularity import turns_to_sessions
 from memrecall.data.model import Ranking
 from memrecall.encoding.backends import choose_backend
 from memrecall.encoding.embeddings import resolve_model
 from memrecall.encoding.encoders import SharedEncoder
 from memrecall.errors import ConfigError, UsageError
-from memrecall.reports.comparability import manifest
-from memrecall.reports.content import data_identity, environment, make_report, task_identity
-from memrecall.running.executors import executor_facts
-from memrecall.running.pipeline import rank_task
-from memrecall.scoring.diagnostics import coverage, recall_curve, token_efficiency
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
-from memrecall.scoring.policy import score_task
-from memrecall.scoring.sufficiency import sufficiency
-from memrecall.systems.contract import adapt
-from memrecall.systems.registry import SystemContext, build_builtin
 
 MODES = ("fts5", "dense", "hybrid", "bm25-official")
 
@@ -50,10 +40,11 @@ class HarnessOptions:
 
 @dataclass
 class HarnessRun:
-    """Rankings per mode and the signed report."""
+    """Rankings per system, per-query rows and the signed report."""
 
     rankings: dict[str, dict[str, Ranking]]
     report: dict
+    per_query: list[dict] = field(default_factory=list)
 
 
 def resolve_modes(modes: Sequence[str], model: str | None, backend: str | None = None) -> list[str]:
@@ -83,71 +74,37 @@ def embeddings_available(model: str | None, backend: str | None = None) -> bool:
 
 
 def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -> HarnessRun:
-    """Run each mode over the task, score it with the benchmark's policy, add diagnostics, and sign."""
-    task = loaded.task
-    scoring = benchmark.scoring(options.ks, options.seed, options.resamples, options.metrics)
-    stratum = benchmark.primary_stratum
+    """`run` of each mode on the loaded task, whole rankings kept, each system's entry with the diagnostics."""
+    from memrecall.running.runner import run_systems
+
     encoder = SharedEncoder(
         options.model, options.cache, options.device, options.executor, options.backend, options.precision
     )
-    context = SystemContext(encoder.get, options.dense_policy, options.show_progress)
-    rankings: dict[str, dict[str, Ranking]] = {}
-    modes: dict[str, dict] = {}
-    durations: dict[str, float] = {}
-    for mode in options.modes:
-        run = rank_task(
-            adapt(build_builtin(mode, context), mode),
-            task,
-            benchmark.require_full_rankings,
-            options.show_progress,
-            options.executor,
-        )
-        rankings[mode] = run.rankings
-        entry = {
-            "config": run.config,
-            "results": score_task(task, run.rankings, scoring),
-            "token_efficiency": token_efficiency(task, run.rankings, options.ks),
-            "recall_curve": recall_curve(
-                task, run.rankings, stratum, every_gold=benchmark.headline(options.ks)[0].startswith("recall_all")
-            ),
-        }
-        if benchmark.analyses:
-            entry.update(benchmark.analyses(loaded, run.rankings))
-        if options.coverage_depth:
-            entry["coverage"] = coverage(task, run.rankings, options.coverage_depth)
-            entry["sufficiency"] = sufficiency(task, run.rankings, options.coverage_depth, stratum)
-        if loaded.dataset.get("granularity") == "turn":
-            session_task, session_rankings = turns_to_sessions(task, run.rankings)
-            entry["turn_to_session_results"] = score_task(session_task, session_rankings, scoring)
-        modes[mode] = entry
-        durations[mode] = run.seconds
-    content = {
-        "kind": loaded.dataset.get("kind", task.name),
-        "dataset": loaded.dataset,
-        "task": task_identity(task),
-        "data": data_identity(task),
-        "primary_metric": scoring.metrics[0],
-        "headline_metrics": benchmark.headline(options.ks),
-        "primary_stratum": stratum,
-        "scoring": scoring.describe(),
-        "mode_order": list(options.modes),
-        "modes": modes,
-    }
-    if encoder.loaded:
-        content["model"] = encoder.get().describe()
-    dense = options.dense_policy if any(m in ("dense", "hybrid") for m in options.modes) else None
-    content["comparability"] = manifest(content, modes[options.modes[0]]["results"], dense)
-    env = environment(durations, **encoder.run_facts(), **executor_facts(options.executor))
-    return HarnessRun(rankings, make_report(content, env))
+    result = run_systems(
+        list(options.modes),
+        benchmark,
+        loaded=loaded,
+        seed=options.seed,
+        resamples=options.resamples,
+        metrics=options.metrics,
+        show_progress=options.show_progress,
+        executor=options.executor,
+        encoder=encoder,
+        ks=options.ks,
+        diagnostics={"ks": list(options.ks), "coverage_depth": options.coverage_depth},
+        dense_policy=options.dense_policy,
+    )
+    result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded
+    return HarnessRun(result.rankings, result.report, result.per_query)
 
 
 def coverage_failures(report: dict, k: int, floor: float) -> list[str]:
-    """Modes whose any-gold coverage@k is below `floor`, as readable lines."""
+    """Systems whose any-gold coverage@k is below `floor`, as readable lines."""
     failures = []
-    for mode in report["content"]["mode_order"]:
-        value = report["content"]["modes"][mode]["coverage"]["any"].get(str(k))
+    for name in report["content"]["system_order"]:
+        value = report["content"]["systems"][name]["coverage"]["any"].get(str(k))
         if value is None:
             raise ConfigError(f"coverage@{k} was not computed; raise --coverage-k to at least {k}")
         if value < floor:
-            failures.append(f"{mode}: coverage@{k} = {value:.3f} is below {floor:.3f}")
+            failures.append(f"{name}: coverage@{k} = {value:.3f} is below {floor:.3f}")
     return failures

@@ -144,7 +144,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
     from memrecall.cli.common import all_per_query, finish_outputs, report_line, write_report
     from memrecall.cli.rankings_export import check_trec_ids, write_rankings
-    from memrecall.reports.exports.tables import harness_rows, lead_columns, print_table, results_table
+    from memrecall.reports.exports.tables import harness_rows, lead_columns, print_table, rank_metrics, results_table
     from memrecall.reports.notes import report_notes
     from memrecall.running.harness import coverage_failures, run_harness
 
@@ -166,7 +166,9 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
     if not params["quiet"]:
         content = run.report["content"]
         metrics = list(
-            dict.fromkeys([*content["headline_metrics"], "mrr", *content["scoring"].get("requested_metrics", [])])
+            dict.fromkeys(
+                [*content["headline_metrics"], *rank_metrics(content), *content["scoring"].get("requested_metrics", [])]
+            )
         )
         metrics = lead_columns(content, metrics)
         print_table(results_table(title, harness_rows(run.report), metrics, ("mode", "group"), report_notes(content)))

@@ -21,17 +21,22 @@ from memrecall.reports.cards.figures import AGES, BANDS, PROBE_TYPES, epirec_fig
 from memrecall.reports.escape import markdown_cell as cell
 from memrecall.reports.escape import markdown_code as code
 from memrecall.reports.escape import markdown_text
-from memrecall.reports.exports.tables import harness_rows
+from memrecall.reports.exports.tables import harness_rows, rank_metrics
 from memrecall.reports.notes import depth_note, unmeasured_note
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.identity import describe_identity
+
+
+def _encoder_text(encoder: dict) -> str:
+    """An encoder claim as a card cell: its id and weights sha256."""
+    return f"{cell(encoder.get('id'))}, weights sha256 {code(encoder.get('weights_sha256'))}"
 
 
 def provenance(report: dict, state: str) -> list[str]:
     """The provenance block: data, model, version, bootstrap, fingerprint, signatures, verification."""
     content = report["content"]
     task = content["task"]
-    model = content.get("model")
+    model = content.get("model")  # an old report's one encoder; a current one names it per system
     bootstrap = content["scoring"]["bootstrap"]
     rows = [
         [
@@ -52,8 +57,11 @@ def provenance(report: dict, state: str) -> list[str]:
     for name in content.get("system_order", []):
         rows.append([f"rankings sha256 ({cell(name)})", code(content["systems"][name].get("rankings_sha256"))])
         rows.append([f"code ({cell(name)})", markdown_text(describe_identity(content, name))])
+        encoder = content["systems"][name].get("encoder")
+        if isinstance(encoder, dict):
+            rows.append([f"encoder ({cell(name)})", _encoder_text(encoder)])
     if model:
-        rows.append(["model", f"{cell(model.get('id'))}, weights sha256 {code(model.get('weights_sha256'))}"])
+        rows.append(["model", _encoder_text(model)])
     rows += [
         [
             "bootstrap",
@@ -83,10 +91,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
     metrics = content["scoring"]["metrics"]
     primary = content["primary_metric"]
     systems = epirec_systems(report)
-    entries, order = (
-        ("strategies", "strategy_order") if content.get("kind") == "baseline" else ("systems", "system_order")
-    )
-    named = [(n, content[entries][n]["results"]) for n in content[order]]
+    named = [(n, content["systems"][n]["results"]) for n in content["system_order"]]
     seed = content["scoring"]["bootstrap"].get("seed", 0)
     groups = [*PROBE_TYPES, "overall"]
     found, note = detectable_cells(primary, "probe_type", named, rows, seed)
@@ -103,7 +108,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
         "",
     ]
     lines += markdown_table(
-        ["strategy", *(h for g in groups for h in (g, f"{g} {HEADING}"))],
+        ["system", *(h for g in groups for h in (g, f"{g} {HEADING}"))],
         [
             [
                 cell(name),
@@ -123,7 +128,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
     for metric in metrics[1:]:
         lines += ["", f"### {cell(metric)} by probe type", ""]
         lines += markdown_table(
-            ["strategy", *PROBE_TYPES],
+            ["system", *PROBE_TYPES],
             [
                 [cell(name), *(value_cell(r.get("by_probe_type", {}).get(t), metric, False) for t in PROBE_TYPES)]
                 for name, r in systems
@@ -134,7 +139,7 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
         ("by_probe_type_x_age_bucket", AGES, "age bucket"),
     ):
         lines += ["", f"## {cell(primary)} by probe type and {label}", ""]
-        header = ["strategy", *(f"{t} / {g}" for t in PROBE_TYPES for g in groups)]
+        header = ["system", *(f"{t} / {g}" for t in PROBE_TYPES for g in groups)]
         lines += markdown_table(
             header,
             [
@@ -149,17 +154,17 @@ def epirec_card(report: dict, figures: list[Path], rows: list[dict] | None = Non
 
 
 def harness_card(report: dict, figures: list[Path]) -> list[str]:
-    """Headline metrics per mode and group, coverage, token efficiency, dataset notes; figures."""
+    """Headline metrics per system and group, coverage, token efficiency, dataset notes; figures."""
     content = report["content"]
-    metrics = [*content["headline_metrics"], "mrr"]
+    metrics = [*content["headline_metrics"], *rank_metrics(content)]
     lines = [f"## Results (headline metric {cell(content['primary_metric'])}, 95% CI on the first column)", ""]
     rows = [
         [cell(mode), cell(group), *(value_cell(row, m, i == 0) for i, m in enumerate(metrics)), cell(row["n"])]
         for mode, group, row in harness_rows(report, apart_suffix=" (apart)")
     ]
-    lines += markdown_table(["mode", "group", *map(cell, metrics), "n"], rows)
-    for mode in content["mode_order"]:
-        entry = content["modes"][mode]
+    lines += markdown_table(["system", "group", *map(cell, metrics), "n"], rows)
+    for mode in content["system_order"]:
+        entry = content["systems"][mode]
         left_out = entry["results"].get("left_out_of_headline")
         if left_out:
             left = ", ".join(f"{cell(k)} {cell(v)}" for k, v in left_out.items())
@@ -175,8 +180,8 @@ def harness_card(report: dict, figures: list[Path]) -> list[str]:
             )
     if content.get("dataset", {}).get("oracle_split"):
         lines = ["**Oracle split: retrieval is trivial; do not quote these numbers.**", "", *lines]
-    for mode in content["mode_order"]:
-        session = content["modes"][mode].get("turn_to_session_results")
+    for mode in content["system_order"]:
+        session = content["systems"][mode].get("turn_to_session_results")
         if session and "overall" in session:
             cells = ", ".join(f"{cell(m)} {session['overall'][m]['value']:.3f}" for m in content["headline_metrics"])
             lines += ["", f"{markdown_text(mode)}, turn -> session (LongMemEval's effective-k rule), overall: {cells}"]
@@ -209,11 +214,11 @@ def write_report_card(
         failed = [check for check in checks if not check.ok]
         reason = reason or (f"{failed[0].name}: {failed[0].detail}" if failed else "marked unverified by the caller")
     content = report["content"]
-    kind = content.get("kind", content["task"]["name"])
-    if "modes" in content:
+    kind = content.get("benchmark", content["task"]["name"])
+    if "diagnostics" in content:
         figures = harness_figures(report, out)
         body = harness_card(report, figures)
-    elif kind == "baseline" or content.get("benchmark") == "epirec":
+    elif content.get("benchmark") == "epirec":
         figures = epirec_figures(report, out)
         body = epirec_card(report, figures, rows)
     else:

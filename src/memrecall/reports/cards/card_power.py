@@ -19,15 +19,15 @@ HOW = (
 
 
 def row_value(row: dict, metric: str) -> float | None:
-    """A metric's value for one per-query row (recall@k, recall_all@k, mrr), or None for one it cannot give."""
+    """A metric's value for one per-query row (recall@k, recall_all@k, mrr, mrr@k), or None for one it cannot give."""
     parsed = parse_metric(metric)
     first = row["first_target_rank"]
     if parsed.kind == "recall":
         return float(first is not None and first <= parsed.k)
     if parsed.kind == "recall_all":
         return float(all(r is not None and r <= parsed.k for r in row["target_ranks"].values()))
-    if parsed.kind == "mrr" and parsed.k is None:
-        return 0.0 if first is None else 1.0 / first
+    if parsed.kind == "mrr":
+        return 0.0 if first is None or (parsed.k is not None and first > parsed.k) else 1.0 / first
     return None
 
 

@@ -34,14 +34,11 @@ def _pyplot():
 
 
 def epirec_systems(report: dict) -> list[tuple[str, dict]]:
-    """(name, results) for every system of a baseline or systems (run/evaluate/compare) report, in order."""
+    """(name, results) for every system of a report, in order."""
     from memrecall.reports.exports.tables import shown_name
 
     content = report["content"]
-    entries, order = (
-        ("strategies", "strategy_order") if content.get("kind") == "baseline" else ("systems", "system_order")
-    )
-    return [(shown_name(n, content[entries][n]), content[entries][n]["results"]) for n in content[order]]
+    return [(shown_name(n, content["systems"][n]), content["systems"][n]["results"]) for n in content["system_order"]]
 
 
 def _bars(ax, groups: list[str], systems: list[tuple[str, dict]], metric: str, lookup) -> None:
@@ -80,7 +77,7 @@ def epirec_figures(report: dict, out: Path) -> list[Path]:
     ax.set_title(f"{name}: {metric} by probe type (95% bootstrap CI)")
     ax.set_xlabel("probe type")
     ax.set_ylabel(metric)
-    ax.legend(title="strategy", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(title="system", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     paths.append(_save(figure, out / "recall_by_probe_type.png", plt))
     for key, groups, label, note, filename in (
@@ -100,7 +97,7 @@ def epirec_figures(report: dict, out: Path) -> list[Path]:
             ax.set_xlabel(label)
         axes[0].set_ylabel(metric)
         handles, labels = axes[0].get_legend_handles_labels()
-        figure.legend(handles, labels, title="strategy", loc="center right")
+        figure.legend(handles, labels, title="system", loc="center right")
         figure.suptitle(f"{name}: {metric} by probe type and {label} (95% bootstrap CI){note}")
         figure.tight_layout(rect=(0, 0, 0.87, 1))
         paths.append(_save(figure, out / filename, plt))
@@ -108,16 +105,16 @@ def epirec_figures(report: dict, out: Path) -> list[Path]:
 
 
 def harness_figures(report: dict, out: Path) -> list[Path]:
-    """The headline recall@k curve (k = 1..50) per mode, overall and per question type or category, with n."""
+    """The headline recall@k curve (k = 1..50) per system, overall and per question type or category, with n."""
     plt = _pyplot()
     content = report["content"]
     stratum = content.get("primary_stratum")
     title = f"{content['dataset'].get('kind', content['task']['name'])} ({content['task']['version']})"
     curves = {}
-    for mode in content["mode_order"]:
-        curve = content["modes"][mode].get("recall_curve")
+    for mode in content["system_order"]:
+        curve = content["systems"][mode].get("recall_curve")
         if not curve or "metric" not in curve:
-            raise ConfigError(f"mode {mode} has no recall curve of this version; re-run the harness")
+            raise ConfigError(f"system {mode} has no recall curve of this version; re-run the harness")
         curves[mode] = curve
     metric = next(iter(curves.values()))["metric"]
     paths = []
@@ -125,7 +122,7 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
     for mode, curve in curves.items():
         ax.plot(curve["k"], curve["overall"], marker=".", label=mode, linestyle=_style(mode, content))
     _curve_axes(ax, f"{title}: {metric}, headline questions (n = {next(iter(curves.values()))['n']})", metric)
-    ax.legend(title="mode")
+    ax.legend(title="system")
     figure.tight_layout()
     paths.append(_save(figure, out / "recall_curve.png", plt))
     if stratum:
@@ -147,7 +144,7 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
         for ax in list(axes.flat)[len(panels) :]:
             ax.axis("off")
         handles, labels = axes[0][0].get_legend_handles_labels()
-        figure.legend(handles, labels, title="mode", loc="center right")
+        figure.legend(handles, labels, title="system", loc="center right")
         figure.suptitle(f"{title}: {metric} by {stratum.replace('_', ' ')}")
         figure.tight_layout(rect=(0, 0, 0.9, 1))
         safe = re.sub(r"[^A-Za-z0-9_-]+", "_", str(stratum))  # a stratum name from data never leaves `out`
@@ -156,8 +153,8 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
 
 
 def _style(mode: str, content: dict) -> str:
-    """Solid, dashed, dotted ... by mode position, so overlapping curves stay visible."""
-    return ("-", "--", ":", "-.")[content["mode_order"].index(mode) % 4]
+    """Solid, dashed, dotted ... by system position, so overlapping curves stay visible."""
+    return ("-", "--", ":", "-.")[content["system_order"].index(mode) % 4]
 
 
 def _curve_axes(ax, title: str, metric: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from memrecall.errors import ConfigError
-from memrecall.reports.content import LAYOUTS
 
 COLUMNS = ("system", "grouping", "group", "metric", "value", "ci_low", "ci_high", "n")
 PAIRED = ("difference", "diff_ci_low", "diff_ci_high", "p_holm")
@@ -13,7 +12,7 @@ def result_rows(report: dict) -> list[tuple]:
     """One row per system, grouping (overall, by_*, apart_by_*), group and scored metric, in the report's order."""
     content = report["content"]
     metrics = content["scoring"]["metrics"]
-    order, entries = next((content[o], content[i]) for o, i in LAYOUTS if o in content)
+    order, entries = content["system_order"], content["systems"]
     rows = []
     for system in order:
         for grouping, block in entries[system]["results"].items():

@@ -91,7 +91,6 @@ def system_rows(name: str, results: dict, stratum: str | None) -> list[tuple[str
 
 
 SATURATED = ("longmemeval",)  # benchmarks whose recall@10 is near 1.0 for today's systems (docs/longmemeval.md)
-SATURATED_LEAD = ("recall@1", "mrr")  # mrr is read down to the deepest k, 10 by default: MRR@10
 
 
 def table_metrics(content: dict) -> list[str]:
@@ -100,18 +99,25 @@ def table_metrics(content: dict) -> list[str]:
     if len(metrics) <= 4:
         return list(metrics)
     return lead_columns(
-        content, [*content["headline_metrics"], *(["mrr"] if "mrr" not in content["headline_metrics"] else [])]
+        content,
+        [*content["headline_metrics"], *(m for m in rank_metrics(content) if m not in content["headline_metrics"])],
     )
 
 
 def lead_columns(content: dict, columns: list[str]) -> list[str]:
-    """`columns`, led by recall@1 and MRR on a benchmark whose recall@10 is saturated (LongMemEval)."""
+    """`columns`, led by recall@1 and MRR (mrr@10) on a benchmark whose recall@10 is saturated (LongMemEval)."""
     benchmark = str(content.get("benchmark") or content.get("kind") or "")
     if not benchmark.startswith(SATURATED):
         return columns
     scored = content["scoring"]["metrics"]
-    lead = [m for m in SATURATED_LEAD if m in scored]
+    lead = [m for m in ("recall@1", *rank_metrics(content)) if m in scored]
     return [*lead, *(c for c in columns if c not in lead)]
+
+
+def rank_metrics(content: dict) -> list[str]:
+    """The report's reciprocal-rank metric as scored: mrr (whole rankings) or mrr@k (rankings scored to depth k)."""
+    own = [m for m in content["scoring"]["metrics"] if m not in content["scoring"].get("requested_metrics", [])]
+    return [m for m in own if m == "mrr" or m.startswith("mrr@")][:1]
 
 
 def shown_name(name: str, entry: dict) -> str:
@@ -120,25 +126,13 @@ def shown_name(name: str, entry: dict) -> str:
 
 
 def systems_rows(report: dict) -> list[tuple[str, str, dict]]:
-    """Rows of a run/evaluate/compare report: each system's primary-stratum groups, then overall."""
+    """Rows of a report: each system's primary-stratum groups, then overall."""
     content = report["content"]
     stratum = content.get("primary_stratum")
     return [
         row
         for name in content["system_order"]
         for row in system_rows(shown_name(name, content["systems"][name]), content["systems"][name]["results"], stratum)
-    ]
-
-
-def baseline_rows(report: dict) -> list[tuple[str, str, dict]]:
-    """Rows of a baseline report: each strategy's probe types side by side, then overall."""
-    content = report["content"]
-    return [
-        row
-        for name in content["strategy_order"]
-        for row in system_rows(
-            shown_name(name, content["strategies"][name]), content["strategies"][name]["results"], "probe_type"
-        )
     ]
 
 
@@ -155,15 +149,15 @@ def comparison_table(title: str, rows: Sequence[Sequence[str]], metrics: Sequenc
 
 
 def harness_rows(report: dict, apart_suffix: str = "", key: str = "results") -> list[tuple[str, str, dict]]:
-    """Rows of a harness report: per mode, overall, each primary-stratum group, then the apart rows.
+    """Rows of a report with diagnostics: per system, overall, each primary-stratum group, then the apart rows.
 
     Apart rows already shown as headline groups are skipped; `apart_suffix` marks the rest.
     """
     content = report["content"]
     rows = []
     stratum = content.get("primary_stratum")
-    for mode in content["mode_order"]:
-        results = content["modes"][mode].get(key, {})
+    for mode in content["system_order"]:
+        results = content["systems"][mode].get(key, {})
         if "overall" in results:
             rows.append((mode, "overall", results["overall"]))
         if stratum:

@@ -9,7 +9,7 @@ OWN_CODE = "memrecall's own code"
 
 def system_identity(content: dict, name: str) -> dict | None:
     """The signed identity of a system in a report's content (None: memrecall's own system, by its name)."""
-    entry = (content.get("systems") or content.get("strategies") or content.get("modes") or {}).get(name)
+    entry = (content.get("systems") or {}).get(name)
     identity = entry.get("identity") if isinstance(entry, dict) else None
     return identity if isinstance(identity, dict) else None
 

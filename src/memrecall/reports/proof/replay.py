@@ -10,15 +10,20 @@ from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.data.granularity import unit_view
 from memrecall.data.measured import measured_view, recorded_unmeasured
 from memrecall.errors import ConfigError, UsageError, short
-from memrecall.reports.baseline_report import baseline_content
-from memrecall.reports.content import make_report
 from memrecall.reports.rankings_files import checked_runs
 from memrecall.reports.system_report import systems_report
 from memrecall.scoring.options import parse_metric_list
-from memrecall.scoring.policy import ScoringConfig, score_task
 
-# parts of an entry that follow from the rankings; every other key of an entry (config, declared flags) is a claim
-DERIVED = {"systems": ("results", "rankings_sha256"), "baseline": ("results",)}
+# parts of an entry that follow from the rankings; every other key of an entry (encoder, identity, flags) is a claim
+DERIVED = (
+    "results",
+    "rankings_sha256",
+    "token_efficiency",
+    "recall_curve",
+    "coverage",
+    "sufficiency",
+    "turn_to_session_results",
+)
 
 
 def match_rankings(paths: Sequence[Path], names: Sequence[str]) -> list[Path]:
@@ -65,45 +70,49 @@ def load_for(bench: Benchmark, content: dict, data: Path | None) -> Loaded:
 
 
 def replayed_runs(report: dict, rankings: Sequence[str | Path], data: str | Path | None = None) -> tuple:
-    """(benchmark, loaded task, [(name, rankings)]) of a run/evaluate/compare or baseline report's rankings files."""
+    """(benchmark, loaded task, [(name, rankings)]) of a report's rankings files, one per system."""
     content = report["content"]
-    if content.get("kind") not in ("systems", "baseline"):
+    if content.get("kind") != "systems" or not isinstance(content.get("benchmark"), str):
         raise UsageError(
-            f"replay covers reports of run, evaluate, compare and baseline, not {short(repr(content.get('kind')))}; "
+            f"replay covers reports of systems on a benchmark, not {short(repr(content.get('kind')))}; "
             "score the exported rankings with `memrecall evaluate` instead"
         )
-    systems = content.get("kind") == "systems"
-    bench = get_benchmark(content["benchmark"] if systems else "epirec")
-    names = list(content["system_order" if systems else "strategy_order"])
+    bench = get_benchmark(content["benchmark"])
+    names = list(content["system_order"])
     loaded = load_for(bench, content, Path(data) if data is not None else None)
     runs, _, _ = checked_runs(match_rankings(rankings, names), names, bench, loaded)
     return bench, loaded, runs
 
 
 def replay_content(report: dict, rankings: Sequence[str | Path], data: str | Path | None = None) -> dict:
-    """The content `rankings` give when scored again the way this report was (run/evaluate/compare or baseline)."""
+    """The content `rankings` give when scored again the way this report was (any command's report).
+
+    The extras a preset asked for are asked for again: diagnostics at the recorded cut-offs and depth, the
+    ablations, and the dense policy the manifest records.
+    """
     content = report["content"]
     bootstrap = content["scoring"]["bootstrap"]
     seed, resamples, unit = bootstrap["seed"], bootstrap["resamples"], bootstrap.get("unit", "query")
     requested = _requested(content["scoring"])
     bench, loaded, runs = replayed_runs(report, rankings, data)
-    if content.get("kind") == "systems":
-        claimed = {name: entry.get("encoder") for name, entry in content.get("systems", {}).items()}
-        scoring = bench.scoring(seed=seed, resamples=resamples, metrics=requested, resample_unit=unit)
-        # the encoder claims go in before the manifest is made, which names the first system's
-        replayed = systems_report(bench, loaded, runs, scoring, encoders=claimed)["content"]
-        return _keep_claims(replayed, content, "systems", DERIVED["systems"])
-    scoring = ScoringConfig(seed=seed, resamples=resamples, resample_unit=unit).with_requested(requested)
-    entries = {
-        name: {
-            **_claims(content["strategies"][name], DERIVED["baseline"]),
-            "results": score_task(loaded.task, r, scoring),
-        }
-        for name, r in runs
-    }
-    names = [name for name, _ in runs]
-    rebuilt = baseline_content(loaded.task, names, entries, dict(runs), scoring, content.get("model"))
-    return make_report(rebuilt, {})["content"]
+    diagnostics = content.get("diagnostics")
+    ks = diagnostics["ks"] if isinstance(diagnostics, dict) and diagnostics.get("ks") else None
+    claimed = {name: entry.get("encoder") for name, entry in content.get("systems", {}).items()}
+    scoring = bench.scoring(ks, seed=seed, resamples=resamples, metrics=requested, resample_unit=unit)
+    policy = (content.get("comparability") or {}).get("dense_policy")
+    # the encoder claims go in before the manifest is made, which names the first system's
+    replayed = systems_report(
+        bench,
+        loaded,
+        runs,
+        scoring,
+        encoders=claimed,
+        ks=ks,
+        diagnostics=diagnostics,
+        ablations="ablations" in content,
+        dense_policy=policy,
+    )["content"]
+    return _keep_claims(replayed, content, "systems", DERIVED)
 
 
 def _requested(scoring: dict) -> tuple[str, ...]:
@@ -145,7 +154,8 @@ def first_difference(recorded: Any, replayed: Any, where: str = "content") -> st
         if len(recorded) != len(replayed):
             return f"{where}: {len(recorded)} items in the report, {len(replayed)} replayed"
         for index, (a, b) in enumerate(zip(recorded, replayed, strict=True)):
-            found = first_difference(a, b, f"{where}[{index}]")
+            named = f" {short(str(a['system']), 40)}" if isinstance(a, dict) and "system" in a else ""
+            found = first_difference(a, b, f"{where}[{index}{named}]")
             if found:
                 return found
         return None
