@@ -28,10 +28,10 @@ from memrecall.systems.sandbox import bwrap_problem
 
 @pytest.fixture(autouse=True)
 def bubblewrap():
-    """The sandbox must run here; in CI a missing bwrap fails instead of skipping."""
+    """The sandbox must run here; under MEMRECALL_REQUIRE_SANDBOX=1 (.ci/run) a missing bwrap fails, not skips."""
     problem = bwrap_problem()
-    if problem and os.environ.get("CI") == "true":
-        pytest.fail(f"CI=true and the sandbox cannot run: {problem}")
+    if problem and os.environ.get("MEMRECALL_REQUIRE_SANDBOX") == "1":
+        pytest.fail(f"MEMRECALL_REQUIRE_SANDBOX=1 and the sandbox cannot run: {problem}")
     if problem:
         pytest.skip(problem)
 
