@@ -373,7 +373,7 @@ def test_sandbox_none_is_recorded_and_an_unknown_sandbox_is_refused(plugins):
 
 
 def test_where_bubblewrap_cannot_run_a_plug_in_run_is_refused_in_one_line(plugins, monkeypatch):
-    from memrecall.running.boundary import sandbox
+    from memrecall.systems import sandbox
 
     monkeypatch.setattr(sandbox, "_probed", {"bwrap": "bubblewrap (bwrap) is not installed (test)"})
     result, report = run_plugin(plugins, "StoreOrder")

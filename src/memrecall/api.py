@@ -106,6 +106,27 @@ def run_system(
     (`sandbox="none"`); `allow_read` adds folders it may read, recorded; `hidden` names paths it must never
     see (the data file and the embedding cache are always hidden).
     """
+    return run_systems(
+        [system],
+        benchmark,
+        data=data,
+        names=None if name is None else [name],
+        seed=seed,
+        resamples=resamples,
+        show_progress=show_progress,
+        loaded=loaded,
+        executor=executor,
+        metrics=metrics,
+        encoder=encoder,
+        in_process=in_process,
+        worker_timeout=worker_timeout,
+        pass_env=pass_env,
+        full_rankings=full_rankings,
+        unit=unit,
+        sandbox=sandbox,
+        allow_read=allow_read,
+        hidden=hidden,
+    )
 
 
 def evaluate_rankings(

@@ -1,8 +1,8 @@
-"""The one reader of reports with their rankings for diff and gate, whatever the report's layout.
+"""The one reader of reports with their rankings for diff and gate.
 
-Reports name their systems three ways (`systems`/`system_order` from run, evaluate and compare;
-`strategies`/`strategy_order` from baseline; `modes`/`mode_order` from the longmemeval and locomo harnesses):
-each becomes a Side, its rankings checked against the task and bound to the report.
+Each system of a report (`systems`/`system_order`; a report of an older shape is read through
+reports.shapes.current_shape by read_verified) becomes a Side, its rankings checked against the task and bound
+to the report.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from memrecall.data.model import Ranking
 from memrecall.data.rankings import rankings_sha256
 from memrecall.errors import ConfigError, short
 from memrecall.reports.compare_reports import manifest_differences, read_verified
-from memrecall.reports.content import LAYOUTS
 from memrecall.reports.per_query_binding import report_benchmark, report_systems
 from memrecall.reports.power_inputs import rankings_for
 from memrecall.reports.proof.fingerprint import report_fingerprint
@@ -58,11 +57,8 @@ class Sides:
 
 
 def report_entries(content: dict) -> dict[str, dict]:
-    """The entries (strategies, modes or systems) of a report's content by name."""
-    for order, items in LAYOUTS:
-        if order in content:
-            return {name: content[items][name] for name in content[order]}
-    return {}
+    """The system entries of a report's content (in the current shape) by name."""
+    return {name: content["systems"][name] for name in content.get("system_order", [])}
 
 
 # the fields that say most about why two reports differ, named first: the data, then how it was read and scored
