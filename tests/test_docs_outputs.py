@@ -210,3 +210,19 @@ def test_longmemeval_md_figures_are_what_its_script_prints():
     assert (min(float(r[1]) for r in rows), max(float(r[1]) for r in rows)) == (float(low1), float(high1))
     mrr = [float(r[3]) for r in rows]
     assert (f"{min(mrr):.2f}", f"{max(mrr):.2f}") == (low_mrr, high_mrr)
+
+
+def test_a_run_fence_whose_command_fails_stops_the_build_naming_it(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("<!-- commands: run -->\n```\nmemrecall validate --root examples\n```\n", encoding="utf-8")
+    (tmp_path / "examples").mkdir()
+    with pytest.raises(RuntimeError, match=r"(?s)page.md: `memrecall validate --root examples` failed:\n.*\(exit code 2\)"):
+        doc_outputs.page_text(page, tmp_path)
+
+
+def test_a_synopsis_edited_by_hand_is_regenerated_from_the_command(tmp_path):
+    right = doc_outputs.synopsis_text("qrels")
+    assert "--population headline|all|apart" in right and "--out FILE" in right
+    page = tmp_path / "page.md"
+    page.write_text(right.replace("--population", "--populace"), encoding="utf-8")
+    assert doc_outputs.page_text(page, tmp_path) == right
