@@ -34,6 +34,8 @@ Every fence of a page that quotes a command or its output is one of these:
   fingerprints), `test tests/FILE.py` (that test runs it), `parsed` (only parsed: it needs real data, a model
   download or minutes of encoding; the why says which) or `external` (another project's commands).
 
+A command quoted in the prose (a `memrecall ...` code span) is parsed the same way.
+
 The commands of one page run in page order in one scratch folder holding `examples/`, `data/` and `docs/` (so
 a later block may read what an earlier one wrote, and nothing lands in the checkout), with a home folder of
 their own (no fetched encoders), without progress lines (MEMRECALL_PROGRESS=none, as a terminal's bar leaves
@@ -186,6 +188,13 @@ def fences(text: str) -> list[tuple[str | None, str, int]]:
     return out
 
 
+def inline_commands(text: str) -> list[str]:
+    """Each `memrecall ...` (or `python scripts/...`, `python benchmarks/...`) code span of a page's prose."""
+    prose = FENCE.sub("", GENERATED.sub("", text))
+    spans = re.findall(r"`((?:memrecall|python scripts/|python benchmarks/)[^`]*)`", prose)
+    return [" ".join(span.split()) for span in spans]
+
+
 def command_lines(body: str) -> list[list[str]]:
     """The words of each command in a fence: continuations joined, comments and `[ ]` of optional parts dropped."""
     out = []
@@ -208,6 +217,8 @@ def parse_problem(words: list[str]) -> str | None:
     if words[0].endswith("memrecall"):
         path, args = [], words[1:]
         while args and not args[0].startswith("-") and isinstance(cli_command(path), click.Group):
+            if args[0].isupper():
+                return None  # `memrecall COMMAND --help`: a placeholder for any command
             path.append(args.pop(0))
         try:
             command = cli_command(path)
@@ -228,13 +239,22 @@ def parse_problem(words: list[str]) -> str | None:
             return f"no file {words[1]}"
         if script.suffix != ".py":
             return None
-        verbs = [w for w in words[2:][: next((i for i, w in enumerate(words[2:]) if w.startswith("-")), None)]]
-        help_args = [sys.executable, str(script), *verbs[:1], "--help"]
-        shown = subprocess.run(help_args, cwd=ROOT, capture_output=True, text=True, timeout=120)
-        taken = set(re.findall(r"--[a-z][a-z-]*", shown.stdout + script.read_text(encoding="utf-8")))
+        source = script.read_text(encoding="utf-8")
+        taken = set(re.findall(r"--[a-z][a-z-]*", source + script_help(script, words[2:], source)))
         unknown = [w.split("=")[0] for w in words[2:] if w.startswith("--") and w.split("=")[0] not in taken]
         return f"{words[1]} does not take {', '.join(unknown)}" if unknown else None
     return None
+
+
+def script_help(script: Path, args: list[str], source: str) -> str:
+    """The script's --help (for its first word, a subcommand, if any), asked only of one whose parser answers it."""
+    if "ArgumentParser(" not in source and "from memrecall.cli import main" not in source:
+        return ""  # a script without a parser would do its work instead: never run it here
+    verbs = args[: next((i for i, w in enumerate(args) if w.startswith("-")), len(args))][:1]
+    shown = subprocess.run(
+        [sys.executable, str(script), *verbs, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    return shown.stdout
 
 
 def _run_fence(body: str, folder: Path, where: str) -> None:

@@ -135,6 +135,24 @@ def test_every_quoted_command_is_taken_as_written(page):
     assert problems == []
 
 
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+def test_every_command_quoted_in_the_prose_is_taken_as_written(page):
+    problems = []
+    for span in doc_outputs.inline_commands(page.read_text(encoding="utf-8")):
+        for words in doc_outputs.command_lines(span):
+            problem = doc_outputs.parse_problem(words)
+            if problem:
+                problems.append(f"{page.relative_to(ROOT)}: `{span}`: {problem}")
+    assert problems == []
+
+
+def test_commands_in_the_prose_are_found_outside_fences_and_blocks():
+    page = "Run `memrecall run epirec\n--system dense` or `python scripts/build.py --check`, not `ls`.\n\n"
+    page += "```\nmemrecall baseline\n```\n"
+    found = doc_outputs.inline_commands(page)
+    assert found == ["memrecall run epirec --system dense", "python scripts/build.py --check"]
+
+
 @pytest.mark.parametrize(
     "command, problem",
     [
@@ -216,7 +234,8 @@ def test_a_run_fence_whose_command_fails_stops_the_build_naming_it(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("<!-- commands: run -->\n```\nmemrecall validate --root examples\n```\n", encoding="utf-8")
     (tmp_path / "examples").mkdir()
-    with pytest.raises(RuntimeError, match=r"(?s)page.md: `memrecall validate --root examples` failed:\n.*\(exit code 2\)"):
+    failed = r"(?s)page.md: `memrecall validate --root examples` failed:\n.*\(exit code 2\)"
+    with pytest.raises(RuntimeError, match=failed):
         doc_outputs.page_text(page, tmp_path)
 
 
