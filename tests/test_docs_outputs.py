@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import shared_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = importlib.util.spec_from_file_location("doc_outputs", ROOT / "scripts" / "doc_outputs.py")
@@ -245,3 +246,27 @@ def test_a_synopsis_edited_by_hand_is_regenerated_from_the_command(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(right.replace("--population", "--populace"), encoding="utf-8")
     assert doc_outputs.page_text(page, tmp_path) == right
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_metrics_md_ir_measures_table_is_what_its_commands_give(tmp_path):
+    locomo = shared_file("locomo10.json")
+    text = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    body = next(b for _, b, _ in doc_outputs.fences(text) if "ir_measures as m" in b)
+    printed = ""
+    for words in doc_outputs.command_lines(body):
+        words = [w.replace("../shared/data/locomo10.json", str(locomo)) for w in words]
+        command = (
+            [sys.executable, "-m", "memrecall", *words[1:]] if words[0] == "memrecall" else [sys.executable, *words[1:]]
+        )
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, (words, done.stderr)
+        printed = done.stdout
+    theirs = {m: float(v) for m, v in re.findall(r"(\w+@\d+): ([\d.]+)", printed)}
+    ours = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["content"]["systems"]["fts5"]["results"]
+    table = re.findall(r"^\| ([a-z_@\d]+) \| ([\d.]+) \| ([\d.]+) \((\w+@\d+)\) \|$", text, re.M)
+    assert len(table) == 4
+    for name, shown_ours, shown_theirs, measure in table:
+        assert f"{ours['overall'][name]['value']:.4f}" == shown_ours, name
+        assert f"{theirs[measure]:.4f}" == shown_theirs, measure
