@@ -1,4 +1,4 @@
-"""Render the overview figures and report card of a report (memrecall report), by default the v2 baselines.
+"""Render the overview figures and report card of a report (memrecall report), by default docs/baselines.json (v3).
 
 Usage: python scripts/plot_overview.py [REPORT] [--out DIR] [--per-query FILE] [--allow-unsigned]
 """

@@ -1,4 +1,4 @@
-"""docs/diff-and-gate.md's commands run as written: the baseline, the workflow's and the hook's gates, the example."""
+"""docs/diff-and-gate.md's commands run as written: the baseline, the gate, the workflow's and hook's, the example."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ def test_the_workflow_hook_and_pytest_example_pass_on_a_fresh_baseline(tmp_path,
     workflow = yaml.safe_load(block("gate-workflow"))
     steps = [s["run"] for s in workflow["jobs"]["gate"]["steps"] if s.get("run", "").startswith("memrecall ")]
     hooks = yaml.safe_load(block("gate-precommit"))["repos"][0]["hooks"]
-    commands = [*steps, *(h["entry"] for h in hooks)]
-    assert len(commands) == 2
+    commands = [block("gate-cli").strip(), *steps, *(h["entry"] for h in hooks)]
+    assert len(commands) == 3
     for command in commands:
         result = memrecall(command)
         assert result.exit_code == 0, (command, result.output)

@@ -5,6 +5,8 @@ package index when absent; embeddinggemma (1.2 GB) is skipped, saying why, unles
 """
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +17,8 @@ from memrecall.encoding.embeddings import Encoder, load_sentence_model
 from memrecall.encoding.registry import MODELS_ENV, locate, named, registry
 from memrecall.encoding.sources import MODEL_ENV, resolve_model
 from memrecall.errors import ConfigError
+
+ENCODERS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "encoders.md"
 
 TEXTS = ["What did I order at the ramen place?", "That evening by the water still comes back to me.", "Tax forms."]
 
@@ -167,8 +171,8 @@ def test_onnx_with_a_model_it_does_not_cover_is_one_line_before_any_work(fetched
     result = run("run", "epirec", "--data", MINI_RELEASE, "--system", "dense", "--model", "potion-8m",
                  "--encoder-backend", "onnx", "--output", output, "--cache-dir", cache)  # fmt: skip
     assert result.exit_code == 1
-    assert result.output.strip().splitlines() == [
-        "error: --encoder-backend onnx does not cover potion-8m (StaticEmbedding; it exports a transformer with "
-        "mean pooling only): use --encoder-backend torch"
-    ]
+    quoted = re.search(r"^error: --encoder-backend onnx does not cover potion-8m .*$", ENCODERS_PAGE.read_text(), re.M)
+    assert quoted.group(0).endswith("(StaticEmbedding; it exports a transformer with mean pooling only): use "
+                                    "--encoder-backend torch")  # fmt: skip
+    assert result.output.strip().splitlines() == [quoted.group(0)]  # as docs/encoders.md quotes it
     assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -3,6 +3,7 @@ own assertion holding, and saved as a module, as a plug-in `memrecall run --syst
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,25 @@ def test_the_example_saved_as_a_module_runs_as_a_plug_in(tmp_path):
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr  # a module that printed at import would be refused here
     assert report.exists() and "(content_sha256 " in done.stdout
+
+
+@pytest.mark.slow
+def test_the_ci_commands_run_as_written_with_the_example_as_my_module(tmp_path):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Guard your memory system in CI") :]
+    commands = [shlex.split(line) for line in re.search(r"```\n(.*?)```", section, re.S).group(1).splitlines()]
+    assert [c[:2] for c in commands] == [["memrecall", "run"], ["memrecall", "gate"], ["memrecall", "diff"]]
+    (tmp_path / "my_module.py").write_text(example(), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "MEMRECALL_PROGRESS": "none"}
+    candidate = [w.replace("ci/baseline/", "candidate/") for w in commands[0]]  # the change's run, as CI makes it
+
+    def memrecall(words: list[str]) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "memrecall", *words[1:]]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+    for words in (commands[0], commands[1], candidate, commands[2]):
+        done = memrecall(words)
+        assert done.returncode == 0, (words, done.stderr)
+        if words[1] == "gate":
+            assert done.stdout.startswith("gate: PASS\n")
+    assert (tmp_path / "diff.html").is_file()

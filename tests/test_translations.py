@@ -52,3 +52,12 @@ def test_results_tables_carry_identical_numbers(name):
     english = table_numbers(read("README.md"))
     assert len(english) > 200
     assert table_numbers(read(name)) == english
+
+
+@pytest.mark.parametrize("name", ["README.md", *TRANSLATIONS, "docs/leaderboard.md"])
+def test_explicit_and_implicit_are_explained_before_the_first_table(name):
+    text = read(name)
+    first_table = text.index("<!-- leaderboard-top -->") if "<!-- leaderboard-top -->" in text else text.index("\n|")
+    before = text[:first_table]
+    paragraph = next(p for p in re.split(r"\n\s*\n", before) if "`reflective_implicit`" in p)
+    assert "emotional resurfacing" in paragraph and "`reflective_explicit`" in paragraph

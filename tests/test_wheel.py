@@ -3,7 +3,8 @@
 The wheel is built from a copy of the sources (nothing is written into the checkout) and installed with
 --no-deps into a new venv that reaches this interpreter's packages through a .pth line, minus the optional
 dependencies (Ray, pandas, the test tools, the adapters' stacks), so the run also shows the default install
-is enough for `baseline`. About a minute, most of it the baseline itself.
+is enough for `baseline`. About a minute, most of it the baseline itself. This is docs/install.md's
+`cd /tmp && memrecall baseline` and its promise: the report's fingerprint is docs/baselines.json's.
 """
 
 from __future__ import annotations

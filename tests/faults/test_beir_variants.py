@@ -7,6 +7,7 @@ Each variant also checks that nothing was written.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -257,3 +258,17 @@ def test_a_fifo_in_place_of_a_file_is_refused_without_blocking(tmp_path, name):
     os.mkfifo(folder / name)
     result = run_beir(folder, tmp_path / "r.json")
     assert_one_line(result, f"{folder / name}: is a FIFO (named pipe), not a regular file")
+
+
+def test_the_errors_your_own_data_md_quotes_are_what_the_variants_print(tmp_path):
+    page = (SAMPLE.parents[2] / "docs" / "your-own-data.md").read_text(encoding="utf-8")
+    quoted = re.findall(r"^error: /tmp/my-logs/(\S+): (.*)$", page, re.M)
+    assert len(quoted) == 2
+    for name, message in quoted:
+        label = next(k for k, (_, n, expected) in VARIANTS.items() if n == name and message.startswith(expected))
+        change, _, _ = VARIANTS[label]
+        files = sample()
+        change(files)
+        folder = write(tmp_path / label.replace(" ", "-"), files)
+        result = run_beir(folder, tmp_path / "r.json")
+        assert result.output.strip() == f"error: {folder / name}: {message}"
