@@ -7,8 +7,11 @@ from pathlib import Path
 
 import click
 
+from memrecall.cli.options import OUTPUT, Command, Group
 from memrecall.io import announce
 
+AUDIT_OUTPUT = Path("results/ambiguity_candidates.json")
+SHEET = Path("results/sample_for_rating.csv")
 ROOT_OPTION = click.option(
     "--root",
     type=click.Path(file_okay=False, path_type=Path),
@@ -94,7 +97,7 @@ def _print_counts(counts_by_version: dict) -> None:
             click.echo(f"  {key}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
 
 
-@click.command()
+@click.command(cls=Command)
 @ROOT_OPTION
 def validate(root: Path) -> None:
     """Check schemas, spec rules, release and checksums."""
@@ -113,7 +116,7 @@ def validate(root: Path) -> None:
     click.echo(f"valid: 0 violations{_in(layout)}")
 
 
-@click.command()
+@click.command(cls=Command)
 @ROOT_OPTION
 @click.option("--check", is_flag=True, help="Write nothing; fail if any generated file is stale.")
 def build(root: Path, check: bool) -> None:
@@ -178,7 +181,7 @@ def _check_foreign_checkout(layout, check: bool) -> None:
     click.echo(f"current: the release agrees with data/SHA256SUMS and data/croissant.json{_in(layout)}")
 
 
-@click.command()
+@click.command(cls=Command)
 @ROOT_OPTION
 @click.option(
     "--threshold",
@@ -187,20 +190,14 @@ def _check_foreign_checkout(layout, check: bool) -> None:
     show_default=True,
     help="Jaccard threshold for episode near-neighbours.",
 )
-@click.option(
-    "--output",
-    type=click.Path(path_type=Path),
-    default=Path("results/ambiguity_candidates.json"),
-    show_default=True,
-    help="Where to write the candidates.",
-)
-def audit(root: Path, threshold: float, output: Path) -> None:
-    """List lexical ambiguity candidates for review."""
+@OUTPUT
+def audit(root: Path, threshold: float, output: Path | None) -> None:
+    """List lexical ambiguity candidates for review into --output [default: results/ambiguity_candidates.json]."""
     from memrecall.corpus.audit import audit_personas
     from memrecall.io import write_json
 
     layout = _layout(root)
-    output = _guard("--output", output, layout)
+    output = _guard("--output", output or AUDIT_OUTPUT, layout)
     loaded = _schema_valid_personas(layout)
     result = audit_personas(loaded.personas, threshold)
     write_json(output, result)
@@ -217,7 +214,7 @@ def audit(root: Path, threshold: float, output: Path) -> None:
     announce(f"written: {output}{_in(layout)}")
 
 
-@click.group()
+@click.group(cls=Group)
 def labels() -> None:
     """Human label audit: sample, then rater agreement."""
 
@@ -225,20 +222,14 @@ def labels() -> None:
 @labels.command("sample")
 @ROOT_OPTION
 @click.option("--size", type=click.IntRange(min=1), default=60, show_default=True, help="Episodes to sample.")
-@click.option(
-    "--output",
-    type=click.Path(path_type=Path),
-    default=Path("results/sample_for_rating.csv"),
-    show_default=True,
-    help="Rating sheet to write.",
-)
-def labels_sample(root: Path, size: int, output: Path) -> None:
-    """Write the stratified 60-episode rating sheet."""
+@OUTPUT
+def labels_sample(root: Path, size: int, output: Path | None) -> None:
+    """Write the stratified 60-episode rating sheet to --output [default: results/sample_for_rating.csv]."""
     from memrecall.corpus.labels import sample_csv, sample_episodes
     from memrecall.io import atomic_write_text
 
     layout = _layout(root)
-    output = _guard("--output", output, layout)
+    output = _guard("--output", output or SHEET, layout)
     loaded = _schema_valid_personas(layout)
     sample = sample_episodes(loaded.personas, size)
     atomic_write_text(output, sample_csv(sample))
@@ -249,11 +240,12 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
 @ROOT_OPTION
 @click.argument("ratings", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
-    "--sample",
+    "--sheet",
     "sample_path",
     type=click.Path(path_type=Path),
     default=Path("human_validation/sample_for_rating.csv"),
     show_default=True,
+    help="The rating sheet the raters filled in (`memrecall labels sample` writes it).",
 )
 @click.option(
     "--out-dir",

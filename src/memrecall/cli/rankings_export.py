@@ -2,46 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-
-import click
 
 from memrecall.data.model import Ranking, Task
 from memrecall.io import announce
 
 
-def rankings_format_option(function: Callable) -> Callable:
-    """--rankings-format jsonl|trec: how exported rankings are written."""
-    return click.option(
-        "--rankings-format",
-        type=click.Choice(["jsonl", "trec"]),
-        default="jsonl",
-        show_default=True,
-        help="Exported rankings as memrecall JSONL, or a TREC run (qid Q0 docid rank score tag).",
-    )(function)
-
-
-def population_option(function: Callable) -> Callable:
-    """--population headline|all|apart: which queries a TREC file holds (qrels, and TREC run exports)."""
-    return click.option(
-        "--population",
-        type=click.Choice(["headline", "all", "apart"]),
-        default=None,
-        help="Which queries a TREC file holds: the report's headline (the default, so trec_eval and ir_measures "
-        "give its numbers), the queries it reports apart (LoCoMo adversarial, LongMemEval abstention), or all.",
-    )(function)
-
-
 def trec_population(population: str | None, rankings_format: str, exporting: bool) -> str:
-    """The population of a TREC run export (headline unless asked); --population with no TREC export is refused."""
-    if population is not None and (rankings_format != "trec" or not exporting):
-        from memrecall.errors import UsageError
-
-        raise UsageError(
-            "--population applies to TREC files (--export-rankings with --rankings-format trec, or memrecall "
-            "qrels); JSONL rankings always hold every query"
-        )
+    """The population of a TREC run export: headline unless asked (cli.applicable refuses it without one)."""
     return population or "headline"
 
 
