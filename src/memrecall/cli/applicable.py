@@ -76,14 +76,19 @@ class Facts:
 
 @dataclass(frozen=True)
 class Refusal:
-    """One row: in `commands`, `option` is refused `when` it holds, printing `message` and exiting with `code`."""
+    """One row: `option` is refused `when` it holds, printing `message` and exiting with `code`, in each command
+    of `examples`, which holds for each the arguments (after the command) of a command line it refuses."""
 
-    commands: tuple[str, ...]
     option: str
     when: Callable[[Facts], bool]
     message: str  # formatted with the options' values and the Facts (as `facts`)
-    example: tuple[str, ...]
+    examples: dict[str, tuple[str, ...]]
     code: int = EXIT_USAGE
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """The commands the row applies to."""
+        return tuple(self.examples)
 
 
 AS_SCORED = "reports are compared as they were scored; nothing is scored again"
@@ -139,212 +144,215 @@ def _worker_option_given(name: str, unset: Any) -> Callable[[Facts], bool]:
 REFUSALS: list[Refusal] = [
     *(
         Refusal(
-            ("compare",),
             flag,
             lambda f, name=name: f.given(name) and f.compare_mode == "reports",
             f"{flag} cannot apply to a compare of reports: {why}",
-            (*REPORTS, flag, value),
+            {"compare": (*REPORTS, flag, value)},
         )
         for flag, (name, why, value) in COMPARE_REPORTS.items()
     ),
     Refusal(
-        ("compare",),
         "--allow-mismatch",
         lambda f: f.given("allow_mismatch") and f.compare_mode == "rankings",
         "--allow-mismatch cannot apply to a compare of rankings files: only reports carry comparability manifests; "
         "rankings files are scored on one task",
-        (*RANKINGS, "--data", RELEASE, "--allow-mismatch"),
+        {"compare": (*RANKINGS, "--data", RELEASE, "--allow-mismatch")},
     ),
     *(
         Refusal(
-            tuple(EXECUTOR_RUNS),
             flag,
             lambda f, name=name: f.given(name) and f["executor"] != "ray",
             f"{flag} cannot apply to --executor local: {why}",
-            (flag, value),
+            {command: (*run, flag, value) for command, run in EXECUTOR_RUNS.items()},
         )
         for flag, (name, why, value) in RAY_ONLY.items()
     ),
     Refusal(
-        ("run",),
         "--name",
         lambda f: f["name"] is not None and len(f.systems) > 1,
         "--name names one system; --system lists {n_systems}",
-        (*RUN, "--system", "fts5,recency", "--name", "x"),
+        {"run": (*RUN, "--system", "fts5,recency", "--name", "x")},
     ),
     Refusal(
-        ("run",),
         "--in-process",
         lambda f: f["in_process"] and bool(f.own),
         "--in-process: {own} is memrecall's own code and runs here anyway",
-        (*RUN, "--system", "fts5", "--in-process"),
+        {"run": (*RUN, "--system", "fts5", "--in-process")},
     ),
     Refusal(
-        ("run",),
         "--in-process",
         lambda f: f["in_process"] and f["executor"] == "ray",
         "--in-process runs the plug-in in this process, so not on --executor ray",
-        (*RUN, "--system", PLUGIN, "--in-process", "--executor", "ray"),
+        {"run": (*RUN, "--system", PLUGIN, "--in-process", "--executor", "ray")},
     ),
     Refusal(
-        ("run",),
         "--in-process",
         lambda f: f["in_process"] and f["sign_key"] is not None,
         "--in-process with --sign-key: a plug-in that shared this interpreter could have read the key; run it "
         "isolated, or sign afterwards with `memrecall keys sign`",
-        (*RUN, "--system", PLUGIN, "--in-process", "--sign-key", "{private_key}"),
+        {"run": (*RUN, "--system", PLUGIN, "--in-process", "--sign-key", "{private_key}")},
     ),
     *(
         Refusal(
-            ("run",),
             flag,
             _worker_option_given(name, unset),
             f"{flag}: {{system_spec}} is memrecall's own code and needs no worker",
-            (*RUN, "--system", "fts5", *example),
+            {"run": (*RUN, "--system", "fts5", *example)},
         )
         for flag, (name, unset, example) in WORKER_OPTIONS.items()
     ),
     Refusal(
-        ("run",),
         "--export-official-log",
         lambda f: f["export_official_log"] is not None and len(f.systems) > 1,
         "--export-official-log holds one system's rankings; run one system",
-        ("longmemeval", "--data", LONGMEMEVAL, "--system", "fts5,recency", "--export-official-log", "OUT/log.jsonl"),
+        {
+            "run": (
+                "longmemeval",
+                "--data",
+                LONGMEMEVAL,
+                "--system",
+                "fts5,recency",
+                "--export-official-log",
+                "OUT/log.jsonl",
+            )
+        },
     ),
     Refusal(
-        ("run",),
         "--export-official-log",
         lambda f: f["export_official_log"] is not None and not f.benchmark.startswith("longmemeval"),
         "--export-official-log is only for the longmemeval benchmarks",
-        (*RUN, "--system", "fts5", "--export-official-log", "OUT/log.jsonl"),
+        {"run": (*RUN, "--system", "fts5", "--export-official-log", "OUT/log.jsonl")},
     ),
     Refusal(
-        ("run",),
         "--unit",
         lambda f: f["export_official_log"] is not None and f["unit"] is not None,
         "--unit: the official log holds the rankings as run; drop --unit",
-        (
-            "longmemeval",
-            "--data",
-            LONGMEMEVAL,
-            "--system",
-            "fts5",
-            "--export-official-log",
-            "OUT/l.jsonl",
-            "--unit",
-            "session",
-        ),
+        {
+            "run": (
+                "longmemeval",
+                "--data",
+                LONGMEMEVAL,
+                "--system",
+                "fts5",
+                "--export-official-log",
+                "OUT/l.jsonl",
+                "--unit",
+                "session",
+            )
+        },
     ),  # fmt: skip
+    Refusal(
+        "--category5",
+        lambda f: f["category5"] is not None and not f.locomo,
+        "--category5 is only for the locomo benchmarks, not {facts.benchmark}",
+        {
+            "run": (*RUN, "--system", "fts5", "--category5", "headline"),
+            "evaluate": ("{rankings_a}", "--data", RELEASE, "--category5", "headline"),
+            "compare": (*RANKINGS, "--data", RELEASE, "--category5", "headline"),
+        },
+    ),
     *(
         Refusal(
-            ("run", "evaluate", "compare"),
             flag,
             lambda f, name=name: f[name] is not None and not f.locomo,
             f"{flag} is only for the locomo benchmarks, not {{facts.benchmark}}",
-            (*RUN, "--system", "fts5", flag, value),
+            {"run": (*RUN, "--system", "fts5", flag, value)},
         )
-        for flag, name, value in (
-            ("--category5", "category5", "headline"),
-            ("--gold", "gold", "audited"),
-            ("--gold-file", "gold_file", RELEASE),
-        )
+        for flag, name, value in (("--gold", "gold", "audited"), ("--gold-file", "gold_file", RELEASE))
     ),
     Refusal(
-        ("run", "locomo"),
         "--gold-file",
         lambda f: f["gold_file"] is not None and f["gold"] != "audited",
         "--gold-file: the audit file is read only with --gold audited",
-        ("--data", LOCOMO, "--modes", "fts5", "--gold-file", LOCOMO),
+        {
+            "run": ("locomo", "--data", LOCOMO, "--system", "fts5", "--gold-file", LOCOMO),
+            "locomo": ("--data", LOCOMO, "--modes", "fts5", "--gold-file", LOCOMO),
+        },
     ),
     Refusal(
-        ("run", "locomo", "longmemeval"),
         "--population",
         lambda f: f["population"] is not None and (f["rankings_format"] != "trec" or f["export_rankings"] is None),
         "--population applies to TREC files (--export-rankings with --rankings-format trec, or memrecall qrels); "
         "JSONL rankings always hold every query",
-        (*RUN, "--system", "fts5", "--population", "all"),
+        {
+            "run": (*RUN, "--system", "fts5", "--population", "all"),
+            "locomo": ("--data", LOCOMO, "--modes", "fts5", "--population", "all"),
+            "longmemeval": ("--data", LONGMEMEVAL, "--modes", "fts5", "--population", "all"),
+        },
     ),
     Refusal(
-        ("evaluate",),
         "--name",
         lambda f: f["compare"] is not None and (f["name"] or f["rankings"].stem) == f["compare"].stem,
         "--name: both runs would be named {facts.evaluate_names} in the report; give the first another name with "
         "--name NAME (the --compare run is named by its file stem), or use `memrecall compare --names A,B`",
-        ("{rankings_a}", "--data", RELEASE, "--compare", "{rankings_a}"),
+        {"evaluate": ("{rankings_a}", "--data", RELEASE, "--compare", "{rankings_a}")},
     ),
     Refusal(
-        ("verify",),
         "--data",
         lambda f: f["data"] is not None and not f["rankings"],
         "--data is for the replay; give --rankings too",
-        ("{report_a}", "--data", RELEASE),
+        {"verify": ("{report_a}", "--data", RELEASE)},
     ),
     Refusal(
-        ("report",),
         "--per-query-input",
         lambda f: f["per_query"] is not None and not f["rankings"],
         "--per-query-input: its values are checked against the report's rankings before the card shows them; "
         "give --rankings (one per system) too",
-        ("{report_a}", "--per-query-input", RELEASE),
+        {"report": ("{report_a}", "--per-query-input", RELEASE)},
     ),
     Refusal(
-        ("diff",),
         "--benchmark",
         lambda f: f["benchmark_name"] is not None and len(f["inputs"]) < 2,
         "diff needs at least two rankings files (A B)",
-        ("{rankings_a}", "--benchmark", "epirec"),
+        {"diff": ("{rankings_a}", "--benchmark", "epirec")},
     ),
     Refusal(
-        ("diff",),
         "--rankings",
         lambda f: f["benchmark_name"] is not None and bool(f["rankings"]),
         "--rankings is for reports; with --benchmark, A B ... are the rankings files",
-        (*RANKINGS, "--benchmark", "epirec", "--rankings", "{rankings_a}"),
+        {"diff": (*RANKINGS, "--benchmark", "epirec", "--rankings", "{rankings_a}")},
     ),
     Refusal(
-        ("gate",),
         "--system",
         lambda f: (f["system_spec"] is None) == (f["candidate"] is None),
         "give the candidate as --system NAME or as --candidate REPORT (one of them)",
-        ("--baseline", "{report_a}", "--metric", "recall@1", "--margin", "0.1"),
+        {"gate": ("--baseline", "{report_a}", "--metric", "recall@1", "--margin", "0.1")},
     ),
     Refusal(
-        ("gate",),
         "--config",
         lambda f: f["config"] is not None and bool(f["metrics"] or f["strata"] or f["margin"] is not None),
         "give the guards as --config FILE or as --metric/--stratum/--margin, not both",
-        ("--baseline", "{report_a}", "--candidate", "{report_b}", "--config", RELEASE, "--margin", "0.1"),
+        {"gate": ("--baseline", "{report_a}", "--candidate", "{report_b}", "--config", RELEASE, "--margin", "0.1")},
     ),
     Refusal(
-        ("gate",),
         "--metric",
         lambda f: f["config"] is None and (not f["metrics"] or f["margin"] is None),
         "give --metric and --margin (or --config FILE)",
-        ("--baseline", "{report_a}", "--candidate", "{report_b}", "--metric", "recall@1"),
+        {"gate": ("--baseline", "{report_a}", "--candidate", "{report_b}", "--metric", "recall@1")},
     ),
     Refusal(
-        ("gate",),
         "--update-baseline",
         lambda f: f["update_baseline"] and f["candidate"] is None,
         "--update-baseline needs the candidate as --candidate REPORT (a run writes no rankings file)",
-        (
-            "--baseline",
-            "{report_a}",
-            "--system",
-            "fts5",
-            "--metric",
-            "recall@1",
-            "--margin",
-            "0.1",
-            "--update-baseline",
-        ),
+        {
+            "gate": (
+                "--baseline",
+                "{report_a}",
+                "--system",
+                "fts5",
+                "--metric",
+                "recall@1",
+                "--margin",
+                "0.1",
+                "--update-baseline",
+            )
+        },
     ),  # fmt: skip
     Refusal(
-        ("qrels",),
         "--granularity",
         lambda f: f["granularity"] is not None and not f.benchmark.startswith("longmemeval"),
         "--granularity is only for the longmemeval benchmarks (LoCoMo: locomo-turn)",
-        ("epirec", "--output", "OUT/q.txt", "--granularity", "turn"),
+        {"qrels": ("epirec", "--output", "OUT/q.txt", "--granularity", "turn")},
     ),
 ]
 
