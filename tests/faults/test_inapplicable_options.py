@@ -86,4 +86,3 @@ def test_every_row_names_an_option_of_each_of_its_commands():
     for row in REFUSALS:
         for path in row.commands:
             assert row.option in _flags(path), (path, row.option)
-

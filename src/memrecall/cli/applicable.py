@@ -39,10 +39,12 @@ class Facts:
 
     @functools.cached_property
     def compare_mode(self) -> str:
-        """`compare`: "reports" when any RUNS file holds a report, else "rankings" (read from the files' start)."""
+        """`compare`: "reports" or "rankings" when every RUNS file holds one (read from the files' start), else
+        "mixed" (which `compare` refuses itself, naming the odd file)."""
         from memrecall.data.formats import input_kind
 
-        return "reports" if any(input_kind(path) == "report" for path in self["runs"]) else "rankings"
+        reports = [input_kind(path) == "report" for path in self["runs"]]
+        return "reports" if all(reports) else "rankings" if not any(reports) else "mixed"
 
     @functools.cached_property
     def benchmark(self) -> str:

@@ -7,19 +7,11 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.options import OUTPUT, Command, Group
+from memrecall.cli.options import OUTPUT, ROOT, Command, Group
 from memrecall.io import announce
 
 AUDIT_OUTPUT = Path("results/ambiguity_candidates.json")
 SHEET = Path("results/sample_for_rating.csv")
-ROOT_OPTION = click.option(
-    "--root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Checkout to work on (data/personas/, data/archive/vN/personas/, the releases, SHA256SUMS, croissant.json); "
-    "the current folder by default, never the copy installed with memrecall.",
-)
 
 
 def _layout(root: Path):
@@ -98,7 +90,7 @@ def _print_counts(counts_by_version: dict) -> None:
 
 
 @click.command(cls=Command)
-@ROOT_OPTION
+@ROOT
 def validate(root: Path) -> None:
     """Check schemas, spec rules, release and checksums."""
     from memrecall.corpus.validate import validate_root
@@ -117,7 +109,7 @@ def validate(root: Path) -> None:
 
 
 @click.command(cls=Command)
-@ROOT_OPTION
+@ROOT
 @click.option("--check", is_flag=True, help="Write nothing; fail if any generated file is stale.")
 def build(root: Path, check: bool) -> None:
     """Build release, SHA256SUMS and croissant.json."""
@@ -182,7 +174,7 @@ def _check_foreign_checkout(layout, check: bool) -> None:
 
 
 @click.command(cls=Command)
-@ROOT_OPTION
+@ROOT
 @click.option(
     "--threshold",
     type=click.FloatRange(0.0, 1.0),
@@ -220,7 +212,7 @@ def labels() -> None:
 
 
 @labels.command("sample")
-@ROOT_OPTION
+@ROOT
 @click.option("--size", type=click.IntRange(min=1), default=60, show_default=True, help="Episodes to sample.")
 @OUTPUT
 def labels_sample(root: Path, size: int, output: Path | None) -> None:
@@ -237,7 +229,7 @@ def labels_sample(root: Path, size: int, output: Path | None) -> None:
 
 
 @labels.command("agree")
-@ROOT_OPTION
+@ROOT
 @click.argument("ratings", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--sheet",

@@ -68,6 +68,14 @@ RANKINGS = click.option(
     "report names [default where the command needs them: NAME.rankings.jsonl(.gz) beside each one-system "
     "NAME.report.json].",
 )
+ROOT = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Checkout to work on (data/personas/, data/archive/vN/personas/, the releases, SHA256SUMS, croissant.json); "
+    "the current folder by default, never the copy installed with memrecall.",
+)
 TRUSTED_KEY = click.option(
     "--key",
     "trusted",

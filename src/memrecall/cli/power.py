@@ -53,8 +53,7 @@ def power(report_paths, rankings, data, alpha, power_level, difference, metrics,
     from memrecall.cli.common import data_input, new_plan
     from memrecall.data.formats import REPORTS, check_inputs, rankings_kinds
     from memrecall.io import write_json
-    from memrecall.reports.power_inputs import power_inputs
-    from memrecall.reports.power_report import power_lines, power_results
+    from memrecall.reports.power import power_inputs, power_lines, power_results
     from memrecall.scoring.options import parse_metric_list
 
     names = parse_metric_list(",".join(metric_list(metrics))) if metrics else ()

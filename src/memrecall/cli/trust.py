@@ -96,7 +96,7 @@ def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, .
     for check in checks:
         click.echo(f"{'ok' if check.ok else 'FAIL'} {check.name}: {check.detail}")
     if checks and checks[0].ok:
-        from memrecall.reports.per_query_binding import report_systems
+        from memrecall.reports.content import report_systems
         from memrecall.reports.proof.identity import describe_identity
 
         for name in report_systems(current["content"]):

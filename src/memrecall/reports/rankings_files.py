@@ -18,7 +18,8 @@ from memrecall.data.rankings import (
     store_sizes,
 )
 from memrecall.data.rankings_hints import rankings_hint
-from memrecall.errors import RankingsError
+from memrecall.errors import RankingsError, UsageError, short
+from memrecall.reports.content import report_systems
 from memrecall.reports.exports.official_log import read_official_log
 
 
@@ -75,6 +76,7 @@ def _parses(line: str) -> bool:
     return True
 
 
+REPORT_SUFFIX = ".report.json"
 RANKINGS_BESIDE = (".rankings.jsonl.gz", ".rankings.jsonl")  # as the leaderboard's entries store them
 
 
@@ -82,3 +84,43 @@ def rankings_beside(report: Path) -> list[Path]:
     """The rankings files beside a NAME.report.json: NAME.rankings.jsonl.gz and/or NAME.rankings.jsonl."""
     stem = Path(report).name.removesuffix(".report.json")
     return [p for p in (Path(report).with_name(stem + suffix) for suffix in RANKINGS_BESIDE) if p.is_file()]
+
+
+def match_rankings(paths: Sequence[Path], names: Sequence[str]) -> list[Path]:
+    """One file per system in the report's order: by file stem when the stems are the names, else in order."""
+    paths = [Path(p) for p in paths]
+    if len(paths) != len(names):
+        raise UsageError(
+            f"{len(paths)} rankings file(s) for {len(names)} system(s) in the report ({short(', '.join(names))}); "
+            "give --rankings once per system"
+        )
+    by_stem = {p.stem: p for p in paths}
+    if len(by_stem) == len(paths) and set(by_stem) == set(names):
+        return [by_stem[name] for name in names]
+    return paths
+
+
+def rankings_for(paths: Sequence[Path], reports: Sequence[dict], given: Sequence[Path]) -> list[list[Path]]:
+    """Rankings files per report: --rankings in the reports' system order, else STEM.rankings.jsonl beside each."""
+    names = [report_systems(r["content"]) for r in reports]
+    if given:
+        total = sum(len(n) for n in names)
+        if len(given) != total:
+            raise UsageError(
+                f"{len(given)} --rankings file(s) for {total} system(s) in the reports; give one per system"
+            )
+        out, start = [], 0
+        for system_names in names:
+            out.append(match_rankings(given[start : start + len(system_names)], system_names))
+            start += len(system_names)
+        return out
+    out = []
+    for path, system_names in zip(paths, names, strict=True):
+        beside = rankings_beside(Path(path)) if Path(path).name.endswith(REPORT_SUFFIX) else []
+        if len(system_names) != 1 or len(beside) != 1:
+            raise UsageError(
+                f"{path}: no rankings beside it (a one-system NAME{REPORT_SUFFIX} with one NAME.rankings.jsonl(.gz), "
+                "as in the leaderboard's entries); give --rankings once per system"
+            )
+        out.append(beside)
+    return out
