@@ -359,11 +359,8 @@ REFUSALS: list[Refusal] = [
 ]
 
 
-def refuse(ctx: click.Context) -> None:
-    """Raise the first refusal of REFUSALS that holds for this command and its options (UsageError, exit 2)."""
-    from memrecall.cli.options import command_path
-
-    path = command_path(ctx)
+def refuse(ctx: click.Context, path: str) -> None:
+    """Raise the first refusal of REFUSALS that holds for command `path` and its options (UsageError, exit 2)."""
     facts = Facts(ctx)
     for row in REFUSALS:
         if path in row.commands and row.when(facts):

@@ -458,7 +458,7 @@ class Command(click.Command):
         for name in REQUIRED.get(command_path(ctx), ()):
             if ctx.params.get(name) in (None, ()):
                 require(name)
-        refuse(ctx)
+        refuse(ctx, command_path(ctx))
         return super().invoke(ctx)
 
 
