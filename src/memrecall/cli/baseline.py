@@ -22,8 +22,8 @@ from memrecall.cli.options import (
     output_options,
     sign_option,
 )
-from memrecall.cli.rankings_export import rankings_suffix, write_rankings
 from memrecall.io import announce
+from memrecall.reports.rankings_files import rankings_suffix, write_rankings
 
 DEFAULT_OUTPUT = Path("results/baselines.json")
 

@@ -40,8 +40,8 @@ from memrecall.cli.options import (
     runs_plugins,
     sign_option,
 )
-from memrecall.cli.rankings_export import check_trec_ids, rankings_suffix, trec_population, write_rankings
 from memrecall.io import announce
+from memrecall.reports.rankings_files import check_trec_ids, rankings_paths, rankings_suffix, write_rankings
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, check_pass_env
 
 
@@ -148,7 +148,6 @@ def run(
     default_output = os.path.abspath("results")  # fixed before any user code runs (it may change folder)
     from memrecall.api import run_systems
     from memrecall.benchmarks import get_benchmark
-    from memrecall.cli.harness.options import export_paths
     from memrecall.encoding.encoders import SharedEncoder
     from memrecall.errors import comma_list
     from memrecall.outputs import name_part
@@ -172,9 +171,9 @@ def run(
     chosen = [name] if name else [default_name(spec) for spec in specs]  # known before any plug-in code runs
     exports = {
         k: plan.output("--export-rankings", p)
-        for k, p in export_paths(export_rankings, chosen, rankings_suffix(rankings_format)).items()
+        for k, p in rankings_paths(export_rankings, chosen, rankings_suffix(rankings_format)).items()
     }
-    population = trec_population(population, rankings_format, bool(exports))
+    population = population or "headline"  # cli.applicable refuses it without a TREC export
     export_official_log = plan.output("--export-official-log", export_official_log)
     per_query = plan.output("--per-query", per_query)
     report_dir = plan.card("--report-dir", report_dir)

@@ -44,6 +44,8 @@ ASSUMED_DISCORDANCE = 0.25
 MCNEMAR = "mcnemar"
 MCNEMAR_ASSUMED = "mcnemar, assumed discordance"
 RESAMPLED = "paired bootstrap sd, normal approximation"
+ALPHA, POWER = 0.05, 0.8  # the levels of every detectable difference memrecall shows unasked (cards, leaderboard)
+HEADING = f"detectable Δ (α {ALPHA:g}, power {POWER:g})".replace("0.", ".")  # detectable Δ (α .05, power .8)
 
 
 def check_levels(alpha: float, power: float) -> None:
@@ -359,8 +361,6 @@ def power_lines(results: dict) -> list[str]:
 
 
 # --- the report card's detectable-difference column -------------------------------------------------------
-ALPHA, POWER = 0.05, 0.8
-HEADING = "detectable Δ (α .05, power .8)"
 HOW = (
     "two-sided; McNemar's paired-proportions formula (Connor 1987) for hit metrics, a seeded paired bootstrap sd "
     "of per-query differences otherwise; a smaller gap is one these queries cannot tell from noise"

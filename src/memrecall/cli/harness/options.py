@@ -30,8 +30,8 @@ from memrecall.cli.options import (
     sign_option,
     stack,
 )
-from memrecall.cli.rankings_export import rankings_suffix, trec_population
 from memrecall.io import announce
+from memrecall.reports.rankings_files import rankings_paths, rankings_suffix
 
 
 def _int_list(text: str) -> list[int]:
@@ -130,9 +130,9 @@ def harness_options(function: Callable) -> Callable:
 def run_and_print(benchmark, loaded, options, params: dict, title: str, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
     from memrecall.cli.common import all_per_query, finish_outputs, report_line, write_report
-    from memrecall.cli.rankings_export import check_trec_ids, write_rankings
     from memrecall.reports.exports.tables import harness_rows, lead_columns, print_table, rank_metrics, results_table
     from memrecall.reports.notes import report_notes
+    from memrecall.reports.rankings_files import check_trec_ids, write_rankings
     from memrecall.running.harness import coverage_failures, run_harness
 
     floor = _coverage_floor(params["min_coverage_at"])
@@ -174,13 +174,6 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
             sys.exit(1)
 
 
-def export_paths(export: Path | None, modes, suffix: str = ".jsonl") -> dict[str, Path]:
-    """Where each mode's rankings go: FILE itself for one mode, FILE stem + .<mode> + suffix for several."""
-    if export is None:
-        return {}
-    return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}{suffix}") for m in modes}
-
-
 def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path | None = None) -> dict[str, Path]:
     """Every output of a harness run in one plan, checked before loading the data; the paths made absolute.
 
@@ -192,10 +185,10 @@ def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path 
     plan = new_plan(params["cache_dir"], writes_cache=True)
     params["data"] = plan.input("--data", params["data"])
     params["output"] = plan.output("--output", params["output"] or default_output)
-    exports = export_paths(params["export_rankings"], modes, rankings_suffix(params["rankings_format"]))
+    exports = rankings_paths(params["export_rankings"], modes, rankings_suffix(params["rankings_format"]))
     params["export_rankings"] = {m: plan.output("--export-rankings", p) for m, p in exports.items()}
-    params["population"] = trec_population(params["population"], params["rankings_format"], bool(exports))
-    official = {m: plan.output("--export-official-log", p) for m, p in export_paths(logs, modes).items()}
+    params["population"] = params["population"] or "headline"  # cli.applicable refuses it without a TREC export
+    official = {m: plan.output("--export-official-log", p) for m, p in rankings_paths(logs, modes).items()}
     params["per_query"] = plan.output("--per-query", params["per_query"])
     params["report_dir"] = plan.card("--report-dir", params["report_dir"])
     params["cache_dir"] = plan.stores[0].path
