@@ -155,7 +155,7 @@ def check_trec_ids(task: Task, rankings_format: str) -> None:
     """Refuse, before any system runs, a TREC export of ids a TREC file cannot carry."""
     if rankings_format == "trec":
         from memrecall.errors import ConfigError
-        from memrecall.reports.exports.interchange import trec_id_problem
+        from memrecall.reports.exports.trec import trec_id_problem
 
         problem = trec_id_problem(task)
         if problem:
@@ -173,11 +173,11 @@ def write_rankings(
 ):
     """Write one system's rankings as JSONL rows (the benchmark's keys, every query) or a TREC run tagged `tag`.
 
-    A TREC run holds the queries of `population` (see reports.exports.interchange.population_queries).
+    A TREC run holds the queries of `population` (see reports.exports.trec.population_queries).
     """
     if rankings_format == "trec":
         from memrecall.io import atomic_write_text
-        from memrecall.reports.exports.interchange import left_out_text, population_queries, trec_run_text
+        from memrecall.reports.exports.trec import left_out_text, population_queries, trec_run_text
 
         atomic_write_text(path, trec_run_text(task, rankings, tag, population))
         left_out = left_out_text(population_queries(task, population)[1]) if population != "all" else ""

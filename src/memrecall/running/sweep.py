@@ -94,7 +94,7 @@ def as_trec(bench, loaded, rankings_text: str, tag: str) -> str:
     """A pair's JSONL rankings as a TREC run (strictly checked against the task first)."""
     from memrecall.data.rankings import check_rows, parse_rankings_text
     from memrecall.errors import RankingsError
-    from memrecall.reports.exports.interchange import trec_run_text
+    from memrecall.reports.exports.trec import trec_run_text
 
     parsed, problems = parse_rankings_text(rankings_text, "rankings")
     rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)

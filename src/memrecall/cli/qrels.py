@@ -28,7 +28,7 @@ def qrels(
     """
     from memrecall.benchmarks import get_benchmark
     from memrecall.io import atomic_write_text
-    from memrecall.reports.exports.interchange import left_out_text, qrels_text
+    from memrecall.reports.exports.trec import left_out_text, qrels_text
     from memrecall.running.sweep import sweep_benchmarks
 
     (entry,) = sweep_benchmarks([benchmark_name], {benchmark_name: data} if data is not None else {})
