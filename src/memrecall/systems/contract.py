@@ -1,4 +1,4 @@
-"""The plug-in contract: any object with index() and rank(), seen through one adapter, its calls wrapped by user_code."""
+"""The plug-in contract: any object with index() and rank(), seen through one adapter that wraps it in user_code."""
 
 from __future__ import annotations
 
