@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import click
-from click.core import ParameterSource
 
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
@@ -83,11 +82,20 @@ TRUSTED_KEY = click.option(
     type=EXISTING_FILE,
     help="A public key you trust (NAME.pub), repeatable: a signature counts only when one of them made it.",
 )
+
+
+def _system_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--system checked before any work (see cli.common.system_spec_option); absent stays None."""
+    from memrecall.cli.common import system_spec_option
+
+    return None if value is None else system_spec_option(ctx, param, value)
+
+
 SYSTEM = click.option(
     "--system",
     "system_spec",
     default=None,
-    callback=lambda ctx, param, value: None if value is None else _system_spec(ctx, param, value),
+    callback=_system_spec,
     help="A system to run: a built-in or registered name such as dense, or MODULE:ATTR (a class or zero-argument "
     "factory); `run` takes a comma list, each later one paired against the first.",
 )
@@ -416,22 +424,9 @@ def require(name: str) -> None:
     raise click.MissingParameter(ctx=ctx, param=param)
 
 
-def given(name: str) -> bool:
-    """Whether the user gave an option (command line or environment), not its default."""
-    source = click.get_current_context().get_parameter_source(name)
-    return source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
-
-
 def metric_list(values: Iterable[str]) -> list[str]:
     """Repeated and comma-listed --metric values, flattened in order."""
     return [item.strip() for value in values for item in value.split(",") if item.strip()]
-
-
-def _system_spec(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """--system checked as `run` checks it (see cli.common.system_spec_option)."""
-    from memrecall.cli.common import system_spec_option
-
-    return system_spec_option(ctx, param, value)
 
 
 def command_path(ctx: click.Context) -> str:
