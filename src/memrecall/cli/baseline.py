@@ -40,7 +40,7 @@ DEFAULT_OUTPUT = Path("results/baselines.json")
 @click.option(
     "--export-rankings-dir",
     "export_rankings",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Folder for one rankings file per strategy (STRATEGY.jsonl, or STRATEGY.trec with --rankings-format trec).",
 )

@@ -20,7 +20,7 @@ from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
 DEFAULT_SEED = 0
 DEFAULT_KS = "1,3,5,10"
 DEFAULT_MODES = "fts5,dense,hybrid"
-FILE = click.Path(dir_okay=False, path_type=Path)
+FILE = click.Path(path_type=Path)  # the output plan refuses a folder, in one line, before any work
 FOLDER = click.Path(file_okay=False, path_type=Path)
 EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 SEED_TYPE = click.IntRange(0, MAX_SEED)
@@ -265,7 +265,7 @@ MODEL = click.option(
 )
 CACHE_DIR = click.option(
     "--cache-dir",
-    type=FOLDER,
+    type=click.Path(path_type=Path),  # the output plan refuses a file, in one line, before any work
     default=None,
     help="Embedding cache folder [default: $MEMRECALL_CACHE, else .memrecall_cache].",
 )
@@ -358,7 +358,7 @@ def _sign_key(ctx: click.Context, param: click.Parameter, value: Path | None) ->
 RUNS_PLUGINS = "runs_plugins"
 sign_option = click.option(
     "--sign-key",
-    type=FILE,
+    type=click.Path(dir_okay=False, path_type=Path),
     envvar="MEMRECALL_SIGN_KEY",
     default=None,
     callback=_sign_key,
