@@ -1,4 +1,5 @@
-"""Every refusal of a combination of options, benchmarks and systems, in one table, made before any input is read.
+"""Every refusal of a combination of options, benchmarks and systems, in one table, made before any input is read
+(`compare` reads only its RUNS files' first bytes, to know whether it compares reports or rankings files).
 
 Each row names the commands it applies to, the option it refuses, when, the one line it prints, the exit code,
 and an example (arguments after the command) that triggers it; tests/faults/test_inapplicable_options.py runs
@@ -15,9 +16,10 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from memrecall.errors import UsageError, comma_list
+from memrecall.errors import ConfigError, UsageError, comma_list
 
 EXIT_USAGE = 2
+ERRORS = {EXIT_USAGE: UsageError, 1: ConfigError}  # a row's exit code -> the error that exits with it
 RELEASE, REPORTS, RANKINGS = "{release}", ("{report_a}", "{report_b}"), ("{rankings_a}", "{rankings_b}")
 LOCOMO, LONGMEMEVAL = "{locomo}", "{longmemeval}"
 
@@ -360,11 +362,11 @@ REFUSALS: list[Refusal] = [
 
 
 def refuse(ctx: click.Context, path: str) -> None:
-    """Raise the first refusal of REFUSALS that holds for command `path` and its options (UsageError, exit 2)."""
+    """Raise the first refusal of REFUSALS that holds for command `path` and its options (one line, its exit code)."""
     facts = Facts(ctx)
     for row in REFUSALS:
         if path in row.commands and row.when(facts):
-            raise UsageError(_message(row, facts))
+            raise ERRORS[row.code](_message(row, facts))
 
 
 def _message(row: Refusal, facts: Facts) -> str:
