@@ -169,9 +169,9 @@ def store_entry(path: Path, locomo: Path, generated: Path) -> str:
     from memrecall.data.rankings import rankings_rows, read_rankings_file
     from memrecall.io import write_json, write_jsonl
     from memrecall.reports.content import make_report
-    from memrecall.reports.leaderboard.entries import rankings_beside_report
     from memrecall.reports.proof.replay import replay_content, replayed_runs
     from memrecall.reports.query_scores import scores_rows, write_scores
+    from memrecall.reports.rankings_files import rankings_beside_report
     from memrecall.scoring.depth import at_depth
 
     stem = path.name.removesuffix(".report.json")

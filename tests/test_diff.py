@@ -240,4 +240,4 @@ def test_a_beir_folder_diffs_overall_only(tmp_path):
     content = page_data(page.read_text(encoding="utf-8"))
     assert content["strata_keys"] == [] and content["metric"] == "recall@10"
     assert [g["stratum"] for g in content["comparisons"][0]["groups"]] == [None]
-    assert '<select data-stratum' not in page.read_text(encoding="utf-8")
+    assert "<select data-stratum" not in page.read_text(encoding="utf-8")

@@ -19,7 +19,7 @@ from memrecall.benchmarks import get_benchmark
 from memrecall.data.model import Task
 from memrecall.errors import ConfigError
 from memrecall.reports.exports.frames import COLUMNS, PAIRED
-from memrecall.reports.exports.interchange import qrels_text, trec_id_problem
+from memrecall.reports.exports.trec import qrels_text, trec_id_problem
 from memrecall.scoring.metrics import KNOWN_METRICS
 
 LOCOMO = FIXTURES / "locomo_mini.json"

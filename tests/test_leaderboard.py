@@ -226,7 +226,7 @@ def test_each_tested_row_shows_the_difference_from_its_best_row_it_could_detect(
     import numpy as np
 
     from memrecall.reports.leaderboard.readme import markdown_table
-    from memrecall.scoring.power import mcnemar_detectable
+    from memrecall.reports.power import mcnemar_detectable
 
     folder, entries, files = site
     epirec = build_tables(read_entries(entries, load_data({})))[0]
@@ -258,12 +258,8 @@ PLUG_IN = "class StoreOrder:\n    def index(self, documents):\n        self.ids 
     "    def rank(self, query):\n        return list(self.ids)\n"  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("isolation", "shown"), [("sandbox", "sandboxed"), ("process", None), ("none", None)]
-)
-def test_a_plug_in_row_says_sandboxed_and_one_run_unsandboxed_is_refused(
-    site, tmp_path, monkeypatch, isolation, shown
-):
+@pytest.mark.parametrize(("isolation", "shown"), [("sandbox", "sandboxed"), ("process", None), ("none", None)])
+def test_a_plug_in_row_says_sandboxed_and_one_run_unsandboxed_is_refused(site, tmp_path, monkeypatch, isolation, shown):
     from conftest import MINI_RELEASE
 
     entries = copy_board(site, tmp_path)

@@ -190,8 +190,8 @@ COMMITTED = sorted(p for p in ENTRIES.glob("*/*.report.json") if p.parent.name.s
 @pytest.mark.slow
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.name.removesuffix('.report.json')}")
 def test_every_committed_entry_replays_from_its_rankings(path):
-    from memrecall.reports.leaderboard.entries import rankings_beside_report
     from memrecall.reports.proof.verification import report_state, verify_report
+    from memrecall.reports.rankings_files import rankings_beside_report
 
     report = json.loads(path.read_text(encoding="utf-8"))
     assert shape_of(path) == ONE_SHAPE

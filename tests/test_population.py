@@ -15,7 +15,7 @@ from conftest import FIXTURES, LOCOMO_MISSING, MINI_RELEASE, SHARED_DATA, run
 from ir_measures import AP, RR, P, Rprec, Success, nDCG
 
 from memrecall.benchmarks import get_benchmark
-from memrecall.reports.exports.interchange import population_queries, qrels_text
+from memrecall.reports.exports.trec import population_queries, qrels_text
 
 LOCOMO_REAL = SHARED_DATA / "locomo10.json"
 # full-depth names where rankings are whole (EpiRec); elsewhere rankings are scored to depth 10 and say so

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from memrecall.errors import ConfigError
-from memrecall.scoring.power import (
+from memrecall.reports.power import (
     MCNEMAR,
     MCNEMAR_ASSUMED,
     RESAMPLED,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-NEEDS = '''
+NEEDS = """
 import pytest
 from conftest import LOCOMO_MISSING, LONGMEMEVAL_MISSING, shared_file
 
@@ -27,7 +27,7 @@ def test_through_a_skip_call():
 
 def test_an_unrelated_skip():
     pytest.skip("not on this platform")
-'''
+"""
 
 
 def _outcomes(tmp_path: Path, require: bool) -> tuple[int, str]:

@@ -124,9 +124,8 @@ def test_card_lists_the_queries_every_system_missed(baseline_card):
 
 
 def test_the_card_shows_the_detectable_difference_against_the_first_strategy(baseline_card):
-    from memrecall.reports.cards.card_power import detectable_cells
+    from memrecall.reports.power import detectable_cells, mcnemar_detectable
     from memrecall.scoring.per_query import read_per_query
-    from memrecall.scoring.power import mcnemar_detectable
 
     report = json.loads((baseline_card / "report.json").read_text())
     card = (baseline_card / "card" / "README.md").read_text()

@@ -420,7 +420,7 @@ def test_allow_read_is_recorded_and_only_then_readable(plugins):
 def test_memrecalls_own_systems_take_no_sandbox_options(tmp_path, option):
     result = run("run", "epirec", "--system", "recency", *option, "--data", MINI_RELEASE, "--output", tmp_path / "r")
     assert result.exit_code == 2 and not (tmp_path / "r").exists()
-    assert f"Invalid value for {option[0]}: recency is memrecall's own code and needs no worker" in result.output
+    assert f"error: {option[0]}: recency is memrecall's own code and needs no worker" in result.output
 
 
 def test_the_data_file_is_covered_even_inside_the_plug_ins_own_folder(plugins):
@@ -429,7 +429,7 @@ def test_the_data_file_is_covered_even_inside_the_plug_ins_own_folder(plugins):
     data = package / "epirec.json"
     data.write_bytes(Path(MINI_RELEASE).read_bytes())
     (package / "__init__.py").write_text(
-        textwrap.dedent(f'''
+        textwrap.dedent(f"""
         class Peek:
             def index(self, documents):
                 self.ids = [d.id for d in documents]
@@ -443,7 +443,7 @@ def test_the_data_file_is_covered_even_inside_the_plug_ins_own_folder(plugins):
                         return {{"bytes": len(handle.read())}}
                 except OSError as exc:
                     return {{"error": type(exc).__name__}}
-        '''),
+        """),
         encoding="utf-8",
     )
     output = plugins / "r.json"

@@ -122,7 +122,7 @@ def test_latex_cells_escape_every_special_character(char):
     ("args", "expected"),
     [
         (["--data", "locomo"], "expected NAME=PATH"),
-        (["--data", "locomo=a", "--data", "locomo=b"], "--data locomo is given twice"),
+        (["--data", "locomo=a", "--data", "locomo=b"], "--benchmark-data locomo is given twice"),
         (["--data", "longmemeval=x"], "longmemeval is not in --benchmarks"),
     ],
 )

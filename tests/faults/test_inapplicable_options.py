@@ -1,19 +1,19 @@
-"""Promise: an option that cannot apply in a command's mode is refused, naming it and why, never ignored."""
+"""Promise: every refused combination of options is one line naming it and why, exit 2, nothing written.
 
-import click
+The cases are generated from the one table, cli.applicable.REFUSALS: each row's own example is run.
+"""
+
 import pytest
 from conftest import MINI_RELEASE, run
-from helpers import assert_usage_error
 
-from memrecall.cli.applicable import RAY_ONLY, RULES
-from memrecall.cli.evaluate import compare
+from memrecall.cli.applicable import REFUSALS
 
-VALUES = {"names": "a,b", "benchmark_name": "epirec", "seed": "1", "resamples": "200", "metrics": "map"}
+FIXTURES = MINI_RELEASE.parent
 
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
-    """Two reports and two rankings files of the mini release."""
+    """Two reports and two rankings files of the mini release, a private key, and the dataset fixtures."""
     folder = tmp_path_factory.mktemp("inapplicable")
     for name, strategy in (("a", "hashing"), ("b", "recency")):
         result = run(
@@ -27,65 +27,62 @@ def inputs(tmp_path_factory):
             "100",
             "--output",
             folder / f"{name}.json",
-            "--export-rankings",
+            "--export-rankings-dir",
             folder / f"rk-{name}",
         )
         assert result.exit_code == 0, result.output
+    assert run("keys", "new", "--out", folder / "keys").exit_code == 0
     return {
-        "reports": [folder / "a.json", folder / "b.json"],
-        "rankings": [folder / "rk-a" / "hashing.jsonl", folder / "rk-b" / "recency.jsonl"],
+        "release": MINI_RELEASE,
+        "report_a": folder / "a.json",
+        "report_b": folder / "b.json",
+        "rankings_a": folder / "rk-a" / "hashing.jsonl",
+        "rankings_b": folder / "rk-b" / "recency.jsonl",
+        "private_key": folder / "keys" / "memrecall.key",
+        "locomo": FIXTURES / "locomo_mini.json",
+        "longmemeval": FIXTURES / "lme_format_mini.json",
     }
 
 
-def _option(name: str) -> list[str]:
-    """The option's flag and a value valid in the other mode (a choice, or a path under the test folder)."""
-    param = next(p for p in compare.params if p.name == name)
-    if getattr(param, "is_flag", False):
-        return [param.opts[0]]
-    if isinstance(param.type, click.Choice):
-        return [param.opts[0], param.type.choices[-1]]
-    return [param.opts[0], VALUES.get(name, MINI_RELEASE if name == "data" else "OUT/" + name)]
+def _cases():
+    """(id, command path, arguments, row) for every row and every command it names."""
+    cases = []
+    for index, row in enumerate(REFUSALS):
+        for command, example in row.examples.items():
+            cases.append((f"{index}-{command}-{row.option}", command, example, row))
+    return cases
 
 
-CASES = [(mode, name) for (command, mode), rules in RULES.items() if command == "compare" for name in rules]
+CASES = _cases()
 
 
-@pytest.mark.parametrize(("mode", "name"), CASES, ids=[f"{m}-{n}" for m, n in CASES])
-def test_an_option_that_cannot_apply_is_refused(mode, name, inputs, tmp_path, monkeypatch):
+@pytest.mark.parametrize(("command", "args", "row"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_each_refusal_is_one_line_exit_2_and_writes_nothing(command, args, row, inputs, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    extra = [] if mode == "reports" else ["--data", MINI_RELEASE]
-    result = run("compare", *inputs[mode], *_option(name), *extra, "--output", tmp_path / "c.json")
-    flag = next(p.opts[0] for p in compare.params if p.name == name)
-    assert_usage_error(result, f"{flag} cannot apply to a compare of")
-    assert RULES[("compare", mode)][name] in result.output
+    argv = [*command.split(), *(str(a).format(**inputs) for a in args)]
+    if "--output" not in argv and "--output" in _flags(command):
+        argv += ["--output", "OUT/r.json"]  # where a run that was not refused would write
+    result = run(*argv)
+    assert result.exit_code == row.code, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("error: "), result.output
+    fixed = row.message.split("{")[0]
+    assert fixed in lines[0], (fixed, result.output)
     assert list(tmp_path.iterdir()) == []
 
 
-def _executor_commands():
-    """Every command that takes --executor, with the arguments that make a run of it."""
+def _flags(path: str) -> set[str]:
+    """Every option name of a command, e.g. `keys sign`."""
     from memrecall.cli import main
 
-    fixtures = MINI_RELEASE.parent
-    base = {
-        "run": ["run", "epirec", "--system", "fts5", "--data", MINI_RELEASE],
-        "baseline": ["baseline", "--data", MINI_RELEASE, "--strategies", "recency"],
-        "locomo": ["locomo", "--data", fixtures / "locomo_mini.json", "--modes", "fts5"],
-        "longmemeval": ["longmemeval", "--data", fixtures / "lme_format_mini.json", "--modes", "fts5"],
-    }
-    having = sorted(n for n, c in main.commands.items() if any(p.name == "executor" for p in c.params))
-    assert having == sorted(base), f"a command gained --executor: {having}"
-    return base
+    found = main
+    for part in path.split():
+        found = found.commands[part]
+    return {flag for p in found.params for flag in p.opts}
 
 
-EXECUTOR_CASES = [(command, name) for command in sorted(_executor_commands()) for name in RAY_ONLY]
-RAY_VALUES = {"workers": "3", "ray_address": "127.0.0.1:6379"}
-
-
-@pytest.mark.parametrize(("command", "name"), EXECUTOR_CASES, ids=[f"{c}-{n}" for c, n in EXECUTOR_CASES])
-def test_ray_only_options_without_ray_are_refused_and_write_nothing(command, name, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    flag = "--" + name.replace("_", "-")
-    args = [*_executor_commands()[command], flag, RAY_VALUES[name], "--output", tmp_path / "out" / "r.json"]
-    result = run(*args)
-    assert_usage_error(result, f"{flag} cannot apply to --executor local: {RAY_ONLY[name]}")
-    assert list(tmp_path.iterdir()) == []
+def test_every_row_names_an_option_of_each_of_its_commands():
+    for row in REFUSALS:
+        for path in row.commands:
+            assert row.option in _flags(path), (path, row.option)

@@ -5,12 +5,13 @@ import sqlite3
 
 import pytest
 from conftest import MINI_RELEASE, run
-from helpers import LME, LOCOMO, assert_one_line_error, assert_usage_error, export_hashing, mutated_json
+from helpers import LME, LOCOMO, assert_one_line_error, export_hashing, mutated_json
 
 
 def test_output_naming_a_folder(tmp_path):
     rankings = export_hashing(tmp_path)
-    assert_usage_error(run("evaluate", rankings, "--data", MINI_RELEASE, "--output", tmp_path), "is a directory")
+    result = run("evaluate", rankings, "--data", MINI_RELEASE, "--output", tmp_path)
+    assert_one_line_error(result, f"--output {tmp_path} is a folder; give a file path")
     result = run("locomo", "--data", LOCOMO, "--modes", "fts5", "--quiet", "--output", tmp_path)
     assert_one_line_error(result, f"--output {tmp_path} is a folder; give a file path")
 

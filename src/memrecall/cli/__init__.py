@@ -7,11 +7,12 @@ import sys
 
 import click
 
+from memrecall.cli.options import Group
 from memrecall.errors import MemrecallError, SystemInterrupted, UsageError
 from memrecall.reports.version import __version__
 
 
-class MemrecallGroup(click.Group):
+class MemrecallGroup(Group):
     """Runs each command as one output batch (all files land or none) and turns library errors into one line."""
 
     def invoke(self, ctx: click.Context):
@@ -104,9 +105,9 @@ def _register_commands() -> None:
         diff,
         evaluate,
         gate,
-        interchange,
         leaderboard,
         power,
+        qrels,
         report,
         run,
         sweep,
@@ -124,7 +125,7 @@ def _register_commands() -> None:
         diff.diff,
         gate.gate,
         report.report_command,
-        interchange.qrels,
+        qrels.qrels,
         trust.verify,
         power.power,
         trust.keys,

@@ -6,69 +6,54 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import (
+from memrecall.cli.common import finish_outputs, make_executor_from, new_plan, report_line, write_report
+from memrecall.cli.options import (
+    CACHE_DIR,
+    DATA,
+    MODEL,
+    OUTPUT,
+    QUIET,
+    RANKINGS_FORMAT,
+    Command,
     bootstrap_options,
     encoder_options,
     executor_options,
-    finish_outputs,
-    make_executor_from,
     metrics_option,
-    new_plan,
     output_options,
-    report_line,
     sign_option,
-    write_report,
 )
-from memrecall.cli.rankings_export import rankings_format_option, rankings_suffix, write_rankings
-from memrecall.data.releases import DEFAULT_RELEASE
 from memrecall.io import announce
+from memrecall.reports.rankings_files import rankings_suffix, write_rankings
+
+DEFAULT_OUTPUT = Path("results/baselines.json")
 
 
-@click.command()
-@click.option(
-    "--data",
-    type=click.Path(path_type=Path),
-    default=None,
-    help=f"EpiRec release JSON [default: data/{DEFAULT_RELEASE}].",
-)
+@click.command(cls=Command)
+@DATA
 @click.option(
     "--strategies",
     default="recency,hashing,dense,fts5,hybrid",
     show_default=True,
     help="Comma-separated built-in systems to run, in this order.",
 )
+@OUTPUT
 @click.option(
-    "--output",
-    type=click.Path(path_type=Path),
-    default=Path("results/baselines.json"),
-    show_default=True,
-    help="Where to write the JSON report.",
-)
-@click.option(
-    "--export-rankings",
+    "--export-rankings-dir",
+    "export_rankings",
     type=click.Path(path_type=Path),
     default=None,
     help="Folder for one rankings file per strategy (STRATEGY.jsonl, or STRATEGY.trec with --rankings-format trec).",
 )
-@rankings_format_option
-@click.option(
-    "--model",
-    default=None,
-    help="Encoder folder, name (docs/encoders.md) or hub name [default: $MEMRECALL_MODEL, else minilm].",
-)
-@click.option(
-    "--cache-dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Embedding cache folder [default: $MEMRECALL_CACHE, else .memrecall_cache].",
-)
+@RANKINGS_FORMAT
+@MODEL
+@CACHE_DIR
 @bootstrap_options
 @metrics_option
 @output_options
 @executor_options
 @encoder_options
 @sign_option
-@click.option("--quiet", is_flag=True, help="No progress bars and no table; print only where the report went.")
+@QUIET
 def baseline(
     data,
     strategies,
@@ -94,7 +79,8 @@ def baseline(
     """Run reference retrievers on EpiRec; write a fingerprinted report (signed with --sign-key).
 
     A preset of `memrecall run epirec --system A,B,...`: the same pipeline and report, with baseline's
-    removal ablations added where both sides ran.
+    removal ablations added where both sides ran. --data is an EpiRec release [default: the bundled v3];
+    --output is the report JSON [default: results/baselines.json].
     """
     from memrecall.benchmarks import get_benchmark
     from memrecall.reports.exports.tables import print_table, results_table, systems_rows
@@ -107,10 +93,10 @@ def baseline(
     names = parse_system_names(strategies)
     plan = new_plan(cache_dir, writes_cache=True)
     data = plan.input("--data", benchmark.resolve_data(data))
-    output = plan.output("--output", output)
+    output = plan.output("--output", output or DEFAULT_OUTPUT)
     per_query = plan.output("--per-query", per_query)
     export_rankings = plan.folder(
-        "--export-rankings", export_rankings, [name + rankings_suffix(rankings_format) for name in names]
+        "--export-rankings-dir", export_rankings, [name + rankings_suffix(rankings_format) for name in names]
     )
     report_dir = plan.card("--report-dir", report_dir)
     cache_dir = plan.stores[0].path

@@ -1,9 +1,8 @@
-"""What the commands share: option sets, output writing, system loading, the report card hook."""
+"""What the commands share: output planning and writing, system loading, the report card hook."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -11,88 +10,6 @@ import click
 from memrecall.data.model import Ranking, Task
 from memrecall.data.releases import RELEASES
 from memrecall.io import announce
-from memrecall.scoring.metrics import DEFAULT_RESAMPLES
-from memrecall.scoring.options import MAX_RESAMPLES, MAX_SEED, MIN_RESAMPLES
-
-
-def executor_options(function: Callable) -> Callable:
-    """--executor, --ray-address, --workers and --device: where the work runs (never what it computes)."""
-    options = [
-        click.option(
-            "--executor",
-            type=click.Choice(["local", "ray"]),
-            default="local",
-            show_default=True,
-            help="local: this process; ray: a Ray actor pool encodes, Ray tasks rank (pip install 'memrecall[ray]').",
-        ),
-        click.option(
-            "--ray-address", default=None, help="A running Ray cluster (ray start --head); default: start one."
-        ),
-        click.option(
-            "--workers",
-            type=click.IntRange(min=1),
-            default=2,
-            show_default=True,
-            help="Ray encoders and ranking tasks.",
-        ),
-        click.option(
-            "--device",
-            type=click.Choice(["auto", "cpu", "cuda", "mps"]),
-            default="auto",
-            show_default=True,
-            help="Where the encoder runs; recorded in env, never in signed content.",
-        ),
-    ]
-
-    @functools.wraps(function)
-    def checked(*args, **kwargs):
-        from memrecall.cli.applicable import refuse_ray_only
-
-        refuse_ray_only(kwargs["executor"])  # before any input is read or output planned
-        return function(*args, **kwargs)
-
-    for option in reversed(options):
-        checked = option(checked)
-    return checked
-
-
-def encoder_options(function: Callable) -> Callable:
-    """--encoder-backend and --precision: what engine encodes, checked together before any work runs."""
-
-    @functools.wraps(function)
-    def checked(**params):
-        from memrecall.encoding.backends import choose_backend
-
-        device = params.get("device") or "auto"
-        backend = choose_backend(params["encoder_backend"], params["precision"], device)
-        if device not in ("auto", "cpu") and backend.name == "torch" and params.get("executor") != "ray":
-            from memrecall.encoding.embeddings import available_device
-
-            available_device(device)  # a device this machine lacks is refused before anything is created
-        return function(**params)
-
-    options = [
-        click.option(
-            "--encoder-backend",
-            type=click.Choice(["torch", "onnx"]),
-            envvar="MEMRECALL_ENCODER_BACKEND",
-            show_envvar=True,
-            default="torch",
-            show_default=True,
-            help="torch: sentence-transformers (the reference); onnx: the same weights through ONNX Runtime, "
-            "no torch at run time (pip install 'memrecall[onnx]').",
-        ),
-        click.option(
-            "--precision",
-            type=click.Choice(["fp32", "int8"]),
-            default="fp32",
-            show_default=True,
-            help="int8: ONNX Runtime dynamic quantization (onnx backend only; vectors and rankings differ).",
-        ),
-    ]
-    for option in reversed(options):
-        checked = option(checked)
-    return checked
 
 
 def make_executor_from(executor: str, workers: int, ray_address: str | None):
@@ -154,89 +71,6 @@ def plugin_inputs(plan, spec: str) -> None:
         return
     found = module_file(spec.partition(":")[0].strip(), [str(Path.cwd()), *sys.path])
     plan.input("--system", found)
-
-
-SEED_TYPE = click.IntRange(0, MAX_SEED)
-RESAMPLES_TYPE = click.IntRange(MIN_RESAMPLES, MAX_RESAMPLES)
-
-
-def bootstrap_options(function: Callable) -> Callable:
-    """--seed (0 or more) and --resamples (100 to 100,000)."""
-    function = click.option(
-        "--resamples",
-        type=RESAMPLES_TYPE,
-        default=DEFAULT_RESAMPLES,
-        show_default=True,
-        help="Bootstrap resamples (100-100000).",
-    )(function)
-    return click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Bootstrap seed (>= 0).")(function)
-
-
-def output_options(function: Callable) -> Callable:
-    """--per-query and --report-dir, shared by every command that scores systems."""
-    function = click.option(
-        "--report-dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="Also render figures and a Markdown report card into this folder.",
-    )(function)
-    return click.option(
-        "--per-query",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help="Per-query results JSONL: target ranks, hit@k and top ids per query (and system).",
-    )(function)
-
-
-def load_sign_key(ctx: click.Context, param: click.Parameter, value: Path | None):
-    """The private key of --sign-key (or $MEMRECALL_SIGN_KEY), read before any work (no plug-in runs here)."""
-    if value is None:
-        return None
-    from memrecall.errors import ConfigError
-    from memrecall.reports.proof.signing import load_private_key
-
-    try:
-        return load_private_key(value)
-    except ConfigError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-
-
-def check_sign_key(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    """--sign-key (or $MEMRECALL_SIGN_KEY) checked to be a readable regular file; its bytes are read only to sign,
-    after every plug-in worker has exited."""
-    if value is None:
-        return None
-    from memrecall.data.jsonfile import open_regular
-    from memrecall.errors import DatasetError
-
-    try:
-        with open_regular(value):
-            pass
-    except DatasetError as exc:
-        problem = f"{value}: cannot use as the signing key: {exc.problem}"
-        raise click.BadParameter(problem, ctx=ctx, param=param) from None
-    return Path(value)
-
-
-def sign_option(function: Callable, runs_plugins: bool = False) -> Callable:
-    """--sign-key FILE (or $MEMRECALL_SIGN_KEY): add an Ed25519 signature over the report's fingerprint.
-
-    Where a plug-in may run (`run`), the key file is only checked to be a regular file until the run is over.
-    """
-    return click.option(
-        "--sign-key",
-        type=click.Path(dir_okay=False, path_type=Path),
-        envvar="MEMRECALL_SIGN_KEY",
-        default=None,
-        callback=check_sign_key if runs_plugins else load_sign_key,
-        help="Ed25519 private key (memrecall keys new) that signs the report's fingerprint [env: MEMRECALL_SIGN_KEY]"
-        + ("; read only once every plug-in worker has exited." if runs_plugins else "."),
-    )(function)
-
-
-def plugin_sign_option(function: Callable) -> Callable:
-    """--sign-key for a command that may run a plug-in: the key is read after the run."""
-    return sign_option(function, runs_plugins=True)
 
 
 def write_report(output: Path, report: dict, sign_key) -> dict:
@@ -343,70 +177,6 @@ def _system_classes(path: Path) -> list[str]:
     ]
 
 
-def _metric_names(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
-    """--metrics parsed into canonical names; an unknown name is one line listing the known ones."""
-    from memrecall.scoring.options import parse_metric_list
-
-    return parse_metric_list(value)
-
-
-def metrics_option(function: Callable) -> Callable:
-    """--metrics NAMES: metrics scored beside the benchmark's own headline, recorded in the signed content."""
-    return click.option(
-        "--metrics",
-        default=None,
-        metavar="NAMES",
-        callback=_metric_names,
-        help="Comma list of metrics to add beside the benchmark's headline, e.g. map,precision@5,ndcg@10 "
-        "(names: docs/metrics.md).",
-    )(function)
-
-
-def definition_options(function: Callable) -> Callable:
-    """--unit and --category5: score under another published definition, recorded in the signed content."""
-    from memrecall.data.granularity import UNITS
-    from memrecall.data.loaders.locomo import CATEGORY5
-
-    function = click.option(
-        "--category5",
-        type=click.Choice(CATEGORY5),
-        default=None,
-        help="LoCoMo: report the adversarial questions apart (the default) or score them in the headline.",
-    )(function)
-    return click.option(
-        "--unit",
-        type=click.Choice(UNITS),
-        default=None,
-        help="Score turn rankings at session level: the sessions of the ranked turns, first seen first "
-        "(recall@k = any gold session among the first k distinct sessions).",
-    )(function)
-
-
 def load_options(benchmark_name: str, category5: str | None, gold: str | None = None, gold_file=None) -> dict:
-    """The loader options --category5 and --gold ask for; BadParameter when the benchmark is not LoCoMo."""
-    given = {k: v for k, v in {"category5": category5, "gold": gold, "gold_file": gold_file}.items() if v is not None}
-    locomo = benchmark_name.startswith("locomo") and not benchmark_name.startswith("locomo-plus")
-    if given and not locomo:
-        hint = "--" + next(iter(given)).replace("_", "-")
-        raise click.BadParameter(f"only for the locomo benchmarks, not {benchmark_name}", param_hint=hint)
-    if gold_file is not None and gold != "audited":
-        raise click.BadParameter("the audit file is read only with --gold audited", param_hint="--gold-file")
-    return given
-
-
-def gold_options(function: Callable) -> Callable:
-    """--gold and --gold-file: LoCoMo's evidence as released, or as a public audit corrected it."""
-    from memrecall.data.loaders.locomo_audit import GOLDS
-
-    function = click.option(
-        "--gold-file",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        default=None,
-        help="With --gold audited: the audit's errors.json [default: locomo_audit/errors.json beside --data].",
-    )(function)
-    return click.option(
-        "--gold",
-        type=click.Choice(GOLDS),
-        default=None,
-        help="LoCoMo: the evidence as released (official, the default) or as a public audit corrected it.",
-    )(function)
+    """The loader options --category5, --gold and --gold-file ask for (cli.applicable refuses them elsewhere)."""
+    return {k: v for k, v in {"category5": category5, "gold": gold, "gold_file": gold_file}.items() if v is not None}

@@ -7,16 +7,11 @@ from pathlib import Path
 
 import click
 
+from memrecall.cli.options import OUTPUT, ROOT, Command, Group
 from memrecall.io import announce
 
-ROOT_OPTION = click.option(
-    "--root",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Checkout to work on (data/personas/, data/archive/vN/personas/, the releases, SHA256SUMS, croissant.json); "
-    "the current folder by default, never the copy installed with memrecall.",
-)
+AUDIT_OUTPUT = Path("results/ambiguity_candidates.json")
+SHEET = Path("results/sample_for_rating.csv")
 
 
 def _layout(root: Path):
@@ -94,8 +89,8 @@ def _print_counts(counts_by_version: dict) -> None:
             click.echo(f"  {key}: " + ", ".join(f"{k} {v}" for k, v in values.items()))
 
 
-@click.command()
-@ROOT_OPTION
+@click.command(cls=Command)
+@ROOT
 def validate(root: Path) -> None:
     """Check schemas, spec rules, release and checksums."""
     from memrecall.corpus.validate import validate_root
@@ -113,8 +108,8 @@ def validate(root: Path) -> None:
     click.echo(f"valid: 0 violations{_in(layout)}")
 
 
-@click.command()
-@ROOT_OPTION
+@click.command(cls=Command)
+@ROOT
 @click.option("--check", is_flag=True, help="Write nothing; fail if any generated file is stale.")
 def build(root: Path, check: bool) -> None:
     """Build release, SHA256SUMS and croissant.json."""
@@ -178,8 +173,8 @@ def _check_foreign_checkout(layout, check: bool) -> None:
     click.echo(f"current: the release agrees with data/SHA256SUMS and data/croissant.json{_in(layout)}")
 
 
-@click.command()
-@ROOT_OPTION
+@click.command(cls=Command)
+@ROOT
 @click.option(
     "--threshold",
     type=click.FloatRange(0.0, 1.0),
@@ -187,20 +182,14 @@ def _check_foreign_checkout(layout, check: bool) -> None:
     show_default=True,
     help="Jaccard threshold for episode near-neighbours.",
 )
-@click.option(
-    "--output",
-    type=click.Path(path_type=Path),
-    default=Path("results/ambiguity_candidates.json"),
-    show_default=True,
-    help="Where to write the candidates.",
-)
-def audit(root: Path, threshold: float, output: Path) -> None:
-    """List lexical ambiguity candidates for review."""
+@OUTPUT
+def audit(root: Path, threshold: float, output: Path | None) -> None:
+    """List lexical ambiguity candidates for review into --output [default: results/ambiguity_candidates.json]."""
     from memrecall.corpus.audit import audit_personas
     from memrecall.io import write_json
 
     layout = _layout(root)
-    output = _guard("--output", output, layout)
+    output = _guard("--output", output or AUDIT_OUTPUT, layout)
     loaded = _schema_valid_personas(layout)
     result = audit_personas(loaded.personas, threshold)
     write_json(output, result)
@@ -217,28 +206,22 @@ def audit(root: Path, threshold: float, output: Path) -> None:
     announce(f"written: {output}{_in(layout)}")
 
 
-@click.group()
+@click.group(cls=Group)
 def labels() -> None:
     """Human label audit: sample, then rater agreement."""
 
 
 @labels.command("sample")
-@ROOT_OPTION
+@ROOT
 @click.option("--size", type=click.IntRange(min=1), default=60, show_default=True, help="Episodes to sample.")
-@click.option(
-    "--output",
-    type=click.Path(path_type=Path),
-    default=Path("results/sample_for_rating.csv"),
-    show_default=True,
-    help="Rating sheet to write.",
-)
-def labels_sample(root: Path, size: int, output: Path) -> None:
-    """Write the stratified 60-episode rating sheet."""
+@OUTPUT
+def labels_sample(root: Path, size: int, output: Path | None) -> None:
+    """Write the stratified 60-episode rating sheet to --output [default: results/sample_for_rating.csv]."""
     from memrecall.corpus.labels import sample_csv, sample_episodes
     from memrecall.io import atomic_write_text
 
     layout = _layout(root)
-    output = _guard("--output", output, layout)
+    output = _guard("--output", output or SHEET, layout)
     loaded = _schema_valid_personas(layout)
     sample = sample_episodes(loaded.personas, size)
     atomic_write_text(output, sample_csv(sample))
@@ -246,14 +229,15 @@ def labels_sample(root: Path, size: int, output: Path) -> None:
 
 
 @labels.command("agree")
-@ROOT_OPTION
+@ROOT
 @click.argument("ratings", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
-    "--sample",
+    "--sheet",
     "sample_path",
     type=click.Path(path_type=Path),
     default=Path("human_validation/sample_for_rating.csv"),
     show_default=True,
+    help="The rating sheet the raters filled in (`memrecall labels sample` writes it).",
 )
 @click.option(
     "--out-dir",

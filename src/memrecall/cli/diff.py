@@ -6,45 +6,35 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.evaluate import BENCHMARK_HELP
+from memrecall.cli.options import BENCHMARK, DATA, OUTPUT, RANKINGS, Command
 
 DEFAULT_PAGE = Path("results/diff.html")
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("inputs", metavar="A [B ...]", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@RANKINGS
+@BENCHMARK
+@DATA
 @click.option(
-    "--rankings",
-    multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Reports' rankings, one file per system in the reports' order (repeat) [default: NAME.rankings.jsonl(.gz) "
-    "beside each one-system NAME.report.json].",
-)
-@click.option("--benchmark", default=None, help="When A B ... are rankings files, not reports: " + BENCHMARK_HELP)
-@click.option("--data", type=click.Path(exists=True, path_type=Path), default=None, help="The reports' data.")
-@click.option(
-    "--k",
-    "cutoff",
+    "--cutoff",
     type=click.IntRange(min=1),
     default=None,
     help="Cut-off of fixed and broken [default: the primary metric's].",
 )
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help=f"The HTML page [default: {DEFAULT_PAGE}].",
-)
+@OUTPUT
 @click.option(
     "--markdown",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Also write the summary as Markdown here.",
 )
-def diff(inputs, rankings, benchmark, data, cutoff, output, markdown) -> None:
+def diff(inputs, rankings, benchmark_name, data, cutoff, output, markdown) -> None:
     """Every system against the first, per headline query: the gold's rank under each, fixed and broken at k, and
     the paired difference with its CI and p-value overall and per stratum. Reports must be comparable (same
-    benchmark, data and population, as `compare` checks); rankings must be the ones their reports were made from."""
+    benchmark, data and population, as `compare` checks); rankings must be the ones their reports were made from.
+    With --benchmark, A B ... are rankings files of that benchmark. --output is the HTML page
+    [default: results/diff.html]."""
     from memrecall.cli.common import data_input, new_plan
     from memrecall.data.formats import REPORTS, check_inputs, rankings_kinds
     from memrecall.errors import UsageError
@@ -54,13 +44,10 @@ def diff(inputs, rankings, benchmark, data, cutoff, output, markdown) -> None:
     from memrecall.reports.diff.page import diff_page
     from memrecall.reports.diff.summary import summary_lines, summary_markdown
 
-    if benchmark is not None and len(inputs) < 2:
-        raise UsageError("diff needs at least two rankings files (A B)")
+    benchmark = benchmark_name
     if benchmark is None:
         check_inputs("A B", inputs, ("report",), REPORTS)
     else:
-        if rankings:
-            raise UsageError("--rankings is for reports; with --benchmark, A B ... are the rankings files")
         check_inputs("A B", inputs, *rankings_kinds(benchmark))
     check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
     plan = new_plan()

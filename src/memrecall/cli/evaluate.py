@@ -6,30 +6,23 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import (
+from memrecall.cli.common import data_input, finish_outputs, load_options, new_plan, report_line, write_report
+from memrecall.cli.options import (
+    BENCHMARK,
+    DATA,
+    NAME,
+    OUTPUT,
+    QUIET,
+    Command,
     bootstrap_options,
-    data_input,
     definition_options,
-    finish_outputs,
-    load_options,
     metrics_option,
-    new_plan,
     output_options,
-    report_line,
     sign_option,
-    write_report,
 )
-from memrecall.data.releases import DEFAULT_VERSION
 from memrecall.io import announce
 
-QUIET_OPTION = click.option(
-    "--quiet", is_flag=True, help="No tables; print only compare's verdict and where the report went."
-)
-BENCHMARK_HELP = (
-    "Which benchmark the rankings answer: epirec (or epirec-v1, epirec-v2, epirec-v3 for one bundled release), "
-    "longmemeval, longmemeval-official, locomo, locomo-turn, beir (--data FOLDER), or one an installed package "
-    "registers."
-)
+DEFAULT_COMPARISON = Path("results/comparison.report.json")
 
 
 def _score_and_print(
@@ -52,7 +45,7 @@ def _score_and_print(
     from memrecall.reports.notes import report_notes
     from memrecall.scoring.paired import comparison_rows
 
-    benchmark = get_benchmark(benchmark_name)
+    benchmark = get_benchmark(benchmark_name or "epirec")
     extra = extra or {}
     options = load_options(benchmark.name, extra.get("category5"))
     plan = new_plan()
@@ -116,22 +109,12 @@ def _names(text: str | None) -> list[str] | None:
     return None if text is None else comma_list(text, "--names", unique=False)  # rankings_files refuses repeats
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("rankings", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--benchmark", "--dataset", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
-@click.option(
-    "--data",
-    type=click.Path(path_type=Path),
-    default=None,
-    help=f"Dataset file (a folder for beir) [default for epirec: {DEFAULT_VERSION}].",
-)
-@click.option("--name", default=None, help="The system's name in the report [default: the file's stem].")
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Report path [default: RANKINGS with suffix .report.json].",
-)
+@BENCHMARK
+@DATA
+@NAME
+@OUTPUT
 @click.option(
     "--compare",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -142,7 +125,7 @@ def _names(text: str | None) -> list[str] | None:
 @metrics_option
 @definition_options
 @output_options
-@QUIET_OPTION
+@QUIET
 @sign_option
 def evaluate(
     rankings,
@@ -161,15 +144,12 @@ def evaluate(
     quiet,
     sign_key,
 ) -> None:
-    """Score a rankings file (JSONL or TREC run) strictly."""
+    """Score a rankings file (JSONL or TREC run) strictly.
+
+    --output is the report JSON [default: RANKINGS with suffix .report.json].
+    """
     files = [rankings, compare] if compare else [rankings]
     names = [name or rankings.stem, compare.stem] if compare else ([name] if name else None)
-    if compare and names[0] == names[1]:
-        raise click.BadParameter(
-            f"both runs would be named {names[0]!r} in the report; give the first another name with --name NAME "
-            "(the --compare run is named by its file stem), or use `memrecall compare --names A,B`",
-            param_hint="--name",
-        )
     output = output or rankings.with_suffix(".report.json")
     _score_and_print(
         files,
@@ -187,23 +167,12 @@ def evaluate(
     )
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--names", default=None, help="Comma-separated system names, one per run [default: file stems].")
-@click.option("--benchmark", "benchmark_name", default="epirec", show_default=True, help=BENCHMARK_HELP)
-@click.option(
-    "--data",
-    type=click.Path(path_type=Path),
-    default=None,
-    help=f"Dataset file (a folder for beir) [default for epirec: {DEFAULT_VERSION}].",
-)
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("results/comparison.report.json"),
-    show_default=True,
-    help="Report path.",
-)
+@BENCHMARK
+@DATA
+@OUTPUT
 @click.option(
     "--allow-mismatch",
     is_flag=True,
@@ -227,7 +196,7 @@ def evaluate(
 @metrics_option
 @definition_options
 @output_options
-@QUIET_OPTION
+@QUIET
 @sign_option
 def compare(
     runs,
@@ -248,20 +217,22 @@ def compare(
     quiet,
     sign_key,
 ) -> None:
-    """Compare systems: rankings files (paired, Holm-adjusted) or reports (verified, manifests checked)."""
+    """Compare systems: rankings files (paired, Holm-adjusted) or reports (verified, manifests checked).
+
+    --output is the comparison's report JSON [default: results/comparison.report.json].
+    """
     if len(runs) < 2:
         raise click.BadParameter("give at least two rankings files or reports", param_hint="RUNS")
-    from memrecall.cli.applicable import refuse_inapplicable
     from memrecall.data.formats import input_kind, refuse_kinds
+
+    output = output or DEFAULT_COMPARISON
 
     kinds = [input_kind(path) for path in runs]
     if "report" in kinds:
         wanted = "all reports (compared as they were scored) or all rankings files (paired)"
         refuse_kinds([("", path) for path in runs], kinds, ("report",), wanted)
-        refuse_inapplicable("reports")
         _compare_reports(runs, output, allow_mismatch, sign_key, quiet)
         return
-    refuse_inapplicable("rankings")
     extra = {"metrics": metrics, "tables": {"csv": csv_path, "latex": latex_path}, "unit": unit, "category5": category5}
     _score_and_print(
         runs,

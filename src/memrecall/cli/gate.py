@@ -11,11 +11,13 @@ from pathlib import Path
 
 import click
 
+from memrecall.cli.options import DATA, METRIC, OUTPUT, SYSTEM, Command, metric_list
+
 DEFAULT_PAGE = Path("results/gate_diff.html")
 PREVIOUS = ".previous"
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option(
     "--baseline",
     required=True,
@@ -28,12 +30,7 @@ PREVIOUS = ".previous"
     default=None,
     help="The baseline's rankings [default: NAME.rankings.jsonl(.gz) beside it].",
 )
-@click.option(
-    "--system",
-    default=None,
-    help="The candidate: a system to run with the baseline's benchmark, data "
-    "and settings (a built-in or registered name, or MODULE:ATTR).",
-)
+@SYSTEM
 @click.option(
     "--candidate",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -41,7 +38,7 @@ PREVIOUS = ".previous"
     help="The candidate as a report instead, its rankings beside it or in --candidate-rankings.",
 )
 @click.option("--candidate-rankings", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None)
-@click.option("--data", type=click.Path(exists=True, path_type=Path), default=None, help="The baseline's data.")
+@DATA
 @click.option(
     "--config",
     "config",
@@ -49,7 +46,7 @@ PREVIOUS = ".previous"
     default=None,
     help="A TOML file of [[guard]] tables (metric, stratum, margin) and optionally sample and seed.",
 )
-@click.option("--metric", "metrics", multiple=True, help="A metric to guard, e.g. recall@3 (repeat).")
+@METRIC
 @click.option(
     "--stratum",
     "strata",
@@ -64,8 +61,8 @@ PREVIOUS = ".previous"
     default=None,
     help="Gate on a stratified subset of this many queries (fast CI); power is stated for it.",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="The sample's seed [default: 0].")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="The result as JSON.")
+@click.option("--sample-seed", type=click.IntRange(min=0), default=None, help="The sample's seed [default: 0].")
+@OUTPUT
 @click.option(
     "--diff-page",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -80,7 +77,10 @@ PREVIOUS = ".previous"
 def gate(**options) -> None:
     """Non-inferiority gate: per guarded metric and stratum, the paired difference candidate - baseline and its
     one-sided 95% lower bound (bootstrap, whole stores where the benchmark clusters); pass when every bound is
-    above -margin and the queries can detect the margin at power 0.8."""
+    above -margin and the queries can detect the margin at power 0.8.
+
+    --system is the candidate to run with the baseline's benchmark, data and settings; --data is the baseline's
+    data; --output, when given, holds the result as JSON."""
     from memrecall.errors import MemrecallError
 
     try:
@@ -94,7 +94,7 @@ def gate(**options) -> None:
 def _gate(
     baseline,
     baseline_rankings,
-    system,
+    system_spec,
     candidate,
     candidate_rankings,
     data,
@@ -103,7 +103,7 @@ def _gate(
     strata,
     margin,
     sample,
-    seed,
+    sample_seed,
     output,
     diff_page,
     update_baseline,
@@ -111,19 +111,12 @@ def _gate(
     """Plan the outputs, decide, print the screen, write what was asked; the exit code."""
     from memrecall.api import gate as run_gate
     from memrecall.cli.common import data_input, new_plan
-    from memrecall.errors import UsageError
     from memrecall.io import atomic_write_text, write_json
     from memrecall.reports.diff.page import diff_page as render_page
     from memrecall.reports.gate.guards import guards_from_options
     from memrecall.reports.gate.screen import gate_lines
 
-    if (system is None) == (candidate is None):
-        raise UsageError("give the candidate as --system NAME or as --candidate REPORT (one of them)")
-    if config is not None and (metrics or strata or margin is not None):
-        raise UsageError("give the guards as --config FILE or as --metric/--stratum/--margin, not both")
-    if config is None and (not metrics or margin is None):
-        raise UsageError("give --metric and --margin (or --config FILE)")
-    guards = config if config is not None else guards_from_options(metrics, strata, margin)
+    guards = config if config is not None else guards_from_options(metric_list(metrics), strata, margin)
     plan = new_plan()
     baseline = plan.input("--baseline", baseline)
     given = [plan.input("--baseline-rankings", baseline_rankings)] if baseline_rankings else []
@@ -136,13 +129,13 @@ def _gate(
     plan.check()
     result = run_gate(
         baseline,
-        candidate or system,
+        candidate or system_spec,
         guards,
         data=data,
         baseline_rankings=given,
         candidate_rankings=cand_given,
         sample=sample,
-        seed=seed,
+        seed=sample_seed,
     )
     written = result.diff is not None
     for line in gate_lines(result, str(page) if written else None):
@@ -165,8 +158,6 @@ def _baseline_swaps(
     from memrecall.errors import UsageError
     from memrecall.reports.rankings_files import rankings_beside
 
-    if candidate is None:
-        raise UsageError("--update-baseline needs the candidate as --candidate REPORT (a run writes no rankings file)")
     old_rankings = given or rankings_beside(baseline)
     new_rankings = cand_given or rankings_beside(candidate)
     if len(old_rankings) != 1 or len(new_rankings) != 1:

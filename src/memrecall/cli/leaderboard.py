@@ -6,31 +6,21 @@ from pathlib import Path
 
 import click
 
+from memrecall.cli.options import BENCHMARK_DATA, OUT, QUIET, TRUSTED_KEY, Command
 from memrecall.io import announce
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument("folder", type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="The site folder.")
-@click.option(
-    "--data",
-    "data_values",
-    multiple=True,
-    metavar="BENCHMARK=PATH",
-    help="A data file to replay entries against, repeatable (locomo=/path/locomo10.json). The bundled EpiRec "
-    "releases are always used. Entries whose data is given are replayed; the rest keep their fingerprint state.",
-)
-@click.option(
-    "--key",
-    "keys",
-    multiple=True,
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="A public key you trust (NAME.pub), repeatable: a signed row must be signed by one of them.",
-)
-@click.option("--quiet", is_flag=True, help="No progress lines; print only where the page went.")
-def leaderboard(folder, out, data_values, keys, quiet) -> None:
+@OUT
+@BENCHMARK_DATA
+@TRUSTED_KEY
+@QUIET
+def leaderboard(folder, out, data_values, trusted, quiet) -> None:
     """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl(.gz) and
-    SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
+    SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them) into the site folder --out. Same inputs,
+    same bytes. Entries whose data --benchmark-data gives are replayed; the rest keep their fingerprint state; a
+    signed row must be signed by a --key."""
     from memrecall.cli.common import new_plan
     from memrecall.io import atomic_write_bytes
     from memrecall.reports.leaderboard.entries import load_data, read_entries
@@ -43,7 +33,7 @@ def leaderboard(folder, out, data_values, keys, quiet) -> None:
         name, _, path = value.partition("=")
         given.setdefault(name, []).append(parse_data_options([value])[name])
     data = load_data(given)
-    tables = build_tables(read_entries(folder, data, keys, not quiet), not quiet)
+    tables = build_tables(read_entries(folder, data, trusted, not quiet), not quiet)
     files = site_files(tables, out)
     plan = new_plan()
     for name in files:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrecall.data.releases import DEFAULT_VERSION
+from memrecall.cli.options import DATA, METRIC, OUTPUT, RANKINGS, Command, metric_list
 from memrecall.io import announce
 
 
@@ -17,7 +17,7 @@ def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -
     return value
 
 
-@click.command()
+@click.command(cls=Command)
 @click.argument(
     "report_paths",
     metavar="REPORT...",
@@ -25,25 +25,14 @@ def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -
     required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
 )
-@click.option(
-    "--rankings",
-    multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Rankings, one file per system in the reports' order (repeat) [default: NAME.rankings.jsonl(.gz) beside each "
-    "one-system NAME.report.json, as the leaderboard's entries hold them]. Each must be the one its report names.",
-)
-@click.option(
-    "--data",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help=f"The reports' data [default for epirec: {DEFAULT_VERSION}].",
-)
+@RANKINGS
+@DATA
 @click.option("--alpha", type=float, default=0.05, show_default=True, callback=_fraction, help="Two-sided level.")
 @click.option("--power", "power_level", type=float, default=0.8, show_default=True, callback=_fraction, help="Power.")
 @click.option(
     "--difference", type=float, default=None, callback=_fraction, help="Also give the queries needed to detect this."
 )
-@click.option("--metric", "metrics", default=None, help="Metrics, comma-separated [default: the primary metric].")
+@METRIC
 @click.option(
     "--grouping", default=None, help="One of the report's groupings, e.g. by_probe_type [default: its primary stratum]."
 )
@@ -55,19 +44,19 @@ def _fraction(ctx: click.Context, param: click.Parameter, value: float | None) -
     help="Assume this share of discordant queries for hit metrics instead of measuring it [default with one system "
     "alone: 0.25, a typical share between two retrievers on EpiRec v2 and v3].",
 )
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Also write JSON here.")
+@OUTPUT
 def power(report_paths, rankings, data, alpha, power_level, difference, metrics, grouping, discordance, output) -> None:
     """Detectable paired difference per group and metric: every later system against the first report's first
     system. Hit metrics (recall@k, recall_all@k) use McNemar's paired-proportions formula at the observed
-    discordance; graded ones a seeded paired bootstrap and the normal approximation."""
+    discordance; graded ones a seeded paired bootstrap and the normal approximation. --metric defaults to the
+    primary metric; --output, when given, holds the results as JSON."""
     from memrecall.cli.common import data_input, new_plan
     from memrecall.data.formats import REPORTS, check_inputs, rankings_kinds
     from memrecall.io import write_json
-    from memrecall.reports.power_inputs import power_inputs
-    from memrecall.reports.power_report import power_lines, power_results
+    from memrecall.reports.power import power_inputs, power_lines, power_results
     from memrecall.scoring.options import parse_metric_list
 
-    names = parse_metric_list(metrics) if metrics is not None else ()
+    names = parse_metric_list(",".join(metric_list(metrics))) if metrics else ()
     check_inputs("REPORT", report_paths, ("report",), REPORTS)
     check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
     plan = new_plan()

@@ -7,43 +7,24 @@ from pathlib import Path
 import click
 
 from memrecall.cli.common import data_input, new_plan
+from memrecall.cli.options import DATA, OUT, RANKINGS, TRUSTED_KEY, Command
 from memrecall.io import announce
 
 
-@click.command("report")
+@click.command("report", cls=Command)
 @click.argument("report_path", metavar="REPORT", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@OUT
 @click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder for the figures and README.md [default: REPORT stem + _card].",
-)
-@click.option(
-    "--per-query",
+    "--per-query-input",
+    "per_query",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
     help="The run's per-query JSONL, for the card's hardest-queries table: refused unless it is this report's and "
     "every value is what --rankings give (so --rankings is required with it).",
 )
-@click.option(
-    "--key",
-    "trusted",
-    multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A public key you trust (repeat); the card says signed by it only when one of them signed.",
-)
-@click.option(
-    "--rankings",
-    multiple=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The report's rankings (repeat, as for verify): replayed, and the card says replayed when they match.",
-)
-@click.option(
-    "--data",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="Data for the replay (a folder for beir).",
-)
+@TRUSTED_KEY
+@RANKINGS
+@DATA
 @click.option(
     "--allow-unverified",
     "--allow-unsigned",
@@ -60,32 +41,28 @@ def report_command(
     data: Path | None,
     allow_unverified: bool,
 ) -> None:
-    """Render a report into PNG figures and a Markdown card that says how far it is verified."""
-    from memrecall.data.formats import wrong_format_hint
+    """Render a report into PNG figures and a Markdown card that says how far it is verified.
+
+    --out is the card's folder [default: REPORT stem + _card]; --rankings and --data replay the report.
+    """
+    from memrecall.data.formats import KINDS, check_inputs, rankings_kinds, wrong_format_hint
     from memrecall.data.jsonfile import read_json
-    from memrecall.errors import ConfigError, MemrecallError, UsageError
+    from memrecall.errors import ConfigError, MemrecallError
     from memrecall.reports.cards.card import write_report_card
     from memrecall.reports.content import shape_problem
     from memrecall.reports.proof.signing import load_public_key
     from memrecall.reports.proof.verification import report_state, verify_report
 
-    if per_query is not None and not rankings:
-        raise UsageError(
-            "--per-query: its values are checked against the report's rankings before the card shows them; "
-            "give --rankings (one per system) too"
-        )
-    from memrecall.data.formats import KINDS, check_inputs, rankings_kinds
-
     keys = [load_public_key(path) for path in trusted]
     plan = new_plan()
     report_path = plan.input("REPORT", report_path)
-    per_query = plan.input("--per-query", per_query)
+    per_query = plan.input("--per-query-input", per_query)
     rankings = [plan.input("--rankings", path) for path in rankings]
     data = data_input(plan, data)
     out = plan.card("--out", out or report_path.with_name(report_path.stem + "_card"))
     plan.check()  # the outputs first, then what each input holds
     check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
-    check_inputs("--per-query", [per_query] if per_query else [], ("per-query",), KINDS["per-query"])
+    check_inputs("--per-query-input", [per_query] if per_query else [], ("per-query",), KINDS["per-query"])
     try:
         report = read_json(report_path)
     except MemrecallError:
@@ -127,7 +104,7 @@ def report_arguments(argv: list[str], default_report: str, default_out: str) -> 
     """`memrecall report` arguments with REPORT and --out filled in where `argv` leaves them out."""
     given, index = None, 0
     while index < len(argv):
-        if argv[index] in ("--out", "--per-query"):
+        if argv[index] in ("--out", "--per-query", "--per-query-input"):
             index += 2
             continue
         if not argv[index].startswith("-") and given is None:

@@ -8,76 +8,56 @@ from pathlib import Path
 import click
 
 from memrecall.cli.common import (
-    bootstrap_options,
     data_input,
+    finish_outputs,
+    load_options,
+    make_executor_from,
+    new_plan,
+    plugin_inputs,
+    report_line,
+    write_report,
+)
+from memrecall.cli.options import (
+    CACHE_DIR,
+    DATA,
+    EXPORT_OFFICIAL_LOG,
+    EXPORT_RANKINGS,
+    MODEL,
+    NAME,
+    OUTPUT,
+    POPULATION,
+    QUIET,
+    RANKINGS_FORMAT,
+    SYSTEM,
+    Command,
+    bootstrap_options,
     definition_options,
     encoder_options,
     executor_options,
-    finish_outputs,
     gold_options,
-    load_options,
-    make_executor_from,
     metrics_option,
-    new_plan,
     output_options,
-    plugin_inputs,
-    plugin_sign_option,
-    report_line,
-    system_spec_option,
-    write_report,
+    runs_plugins,
+    sign_option,
 )
-from memrecall.cli.rankings_export import (
-    check_trec_ids,
-    population_option,
-    rankings_format_option,
-    rankings_suffix,
-    trec_population,
-    write_rankings,
-)
-from memrecall.data.releases import DEFAULT_VERSION
 from memrecall.io import announce
+from memrecall.reports.rankings_files import check_trec_ids, rankings_paths, rankings_suffix, write_rankings
 from memrecall.running.boundary.worker_client import DEFAULT_TIMEOUT, check_pass_env
 
-IN_PROCESS = "--in-process"
 
-
-@click.command()
+@runs_plugins
+@click.command(cls=Command)
 @click.argument("benchmark_name", metavar="BENCHMARK")
-@click.option(
-    "--system",
-    "system_spec",
-    required=True,
-    callback=system_spec_option,
-    help="MODULE:ATTR (a class or zero-argument factory), or a registered name such as dense; a comma list runs "
-    "several into one report, each later one paired against the first.",
-)
-@click.option(
-    "--data",
-    type=click.Path(path_type=Path),
-    default=None,
-    help=f"Dataset file (a folder for beir) [default for epirec: {DEFAULT_VERSION}].",
-)
-@click.option(
-    "--name", default=None, help="The system's name in the report, one system only [default: its name or ATTR]."
-)
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Report JSON path.")
-@click.option(
-    "--export-rankings",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Rankings file to write (JSONL, or TREC with --rankings-format trec); FILE stem + .<system> + suffix "
-    "for each of several systems.",
-)
-@rankings_format_option
-@population_option
-@click.option(
-    "--export-official-log",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="longmemeval benchmarks: LongMemEval's official retrieval log, for its QA stage.",
-)
-@click.option("--model", default=None, help="Dense systems' encoder: folder, name (docs/encoders.md), hub name.")
-@click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder.")
+@SYSTEM
+@DATA
+@NAME
+@OUTPUT
+@EXPORT_RANKINGS
+@RANKINGS_FORMAT
+@POPULATION
+@EXPORT_OFFICIAL_LOG
+@MODEL
+@CACHE_DIR
 @bootstrap_options
 @metrics_option
 @definition_options
@@ -85,7 +65,7 @@ IN_PROCESS = "--in-process"
 @output_options
 @executor_options
 @encoder_options
-@plugin_sign_option
+@sign_option
 @click.option(
     "--in-process",
     is_flag=True,
@@ -120,7 +100,7 @@ IN_PROCESS = "--in-process"
     metavar="PATH",
     help="A file or folder the sandboxed plug-in may read (repeat); recorded in signed content.",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar and no table.")
+@QUIET
 def run(
     benchmark_name,
     system_spec,
@@ -158,6 +138,9 @@ def run(
 ) -> None:
     """Run systems on a benchmark; their rankings are checked like a rankings file.
 
+    --output is the report JSON [default: results/BENCHMARK_SYSTEM.report.json]; --export-rankings FILE holds
+    the rankings (FILE stem + .<system> + suffix for each of several systems).
+
     A plug-in (MODULE:ATTR, or a name another package registers) runs in its own worker process and sees
     opaque ids; memrecall's own systems run here. Several systems (a comma list) go into one report, each
     later one paired against the first.
@@ -165,46 +148,21 @@ def run(
     default_output = os.path.abspath("results")  # fixed before any user code runs (it may change folder)
     from memrecall.api import run_systems
     from memrecall.benchmarks import get_benchmark
-    from memrecall.cli.harness.options import export_paths
     from memrecall.encoding.encoders import SharedEncoder
     from memrecall.errors import comma_list
     from memrecall.outputs import name_part
     from memrecall.reports.exports.tables import print_table, results_table, systems_rows, table_metrics
     from memrecall.reports.notes import report_notes
-    from memrecall.systems.registry import default_name, is_trusted_spec, reserved_name_problem
+    from memrecall.systems.registry import default_name, reserved_name_problem
 
     benchmark = get_benchmark(benchmark_name)
     specs = comma_list(system_spec, "--system")
-    if name is not None and len(specs) > 1:
-        raise click.BadParameter(f"names one system; --system lists {len(specs)}", param_hint="--name")
-    trusted = all(is_trusted_spec(spec) for spec in specs)
-    own = [spec for spec in specs if is_trusted_spec(spec)]
-    if in_process and own:
-        raise click.BadParameter(f"{own[0]} is memrecall's own code and runs here anyway", param_hint=IN_PROCESS)
-    if in_process and executor == "ray":
-        raise click.BadParameter("runs the plug-in in this process, so not on --executor ray", param_hint=IN_PROCESS)
-    if in_process and sign_key is not None:
-        raise click.BadParameter(
-            "a plug-in that shared this interpreter could have read the key; run it isolated, "
-            "or sign afterwards with `memrecall keys sign`",
-            param_hint="--in-process with --sign-key",
-        )
     problem = reserved_name_problem(name, system_spec) if name else None
     if problem:
         raise click.BadParameter(problem, param_hint="--name")
     check_pass_env(pass_env)  # before any work, not when the worker starts
-    if trusted and (pass_env or worker_timeout != DEFAULT_TIMEOUT or allow_read or sandbox != "bwrap"):
-        what = next(o for o, v in [("--pass-env", pass_env), ("--worker-timeout", worker_timeout != DEFAULT_TIMEOUT),
-                                   ("--allow-read", allow_read), ("--sandbox", True)] if v)  # fmt: skip
-        raise click.BadParameter(f"{system_spec} is memrecall's own code and needs no worker", param_hint=what)
-    if export_official_log and len(specs) > 1:
-        raise click.BadParameter("holds one system's rankings; run one system", param_hint="--export-official-log")
     if output is None and name is not None:
         name_part(name, "--name")  # a name no file name can be made from is refused before any work
-    if export_official_log and not benchmark.name.startswith("longmemeval"):
-        raise click.BadParameter("only for the longmemeval benchmarks", param_hint="--export-official-log")
-    if export_official_log and unit:
-        raise click.BadParameter("the official log holds the rankings as run; drop --unit", param_hint="--unit")
     options = load_options(benchmark.name, category5, gold, gold_file)
     plan = new_plan(cache_dir, writes_cache=True)
     path = data_input(plan, benchmark.resolve_data(data))
@@ -213,9 +171,9 @@ def run(
     chosen = [name] if name else [default_name(spec) for spec in specs]  # known before any plug-in code runs
     exports = {
         k: plan.output("--export-rankings", p)
-        for k, p in export_paths(export_rankings, chosen, rankings_suffix(rankings_format)).items()
+        for k, p in rankings_paths(export_rankings, chosen, rankings_suffix(rankings_format)).items()
     }
-    population = trec_population(population, rankings_format, bool(exports))
+    population = population or "headline"  # cli.applicable refuses it without a TREC export
     export_official_log = plan.output("--export-official-log", export_official_log)
     per_query = plan.output("--per-query", per_query)
     report_dir = plan.card("--report-dir", report_dir)

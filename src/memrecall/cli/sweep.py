@@ -7,11 +7,20 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import bootstrap_options, encoder_options, metrics_option
-from memrecall.cli.rankings_export import rankings_format_option
+from memrecall.cli.options import (
+    BENCHMARK_DATA,
+    MODEL,
+    OUT,
+    QUIET,
+    RANKINGS_FORMAT,
+    Command,
+    bootstrap_options,
+    encoder_options,
+    metrics_option,
+)
 
 
-@click.command()
+@click.command(cls=Command)
 @click.option(
     "--systems", "systems_text", required=True, help="Comma list: built-in or registered names, or MODULE:ATTR."
 )
@@ -23,40 +32,23 @@ from memrecall.cli.rankings_export import rankings_format_option
     "bundled release each), locomo, locomo-turn, longmemeval, longmemeval-official, beir, or one an installed "
     "package registers.",
 )
+@BENCHMARK_DATA
+@OUT
+@MODEL
 @click.option(
-    "--data",
-    "data_values",
-    multiple=True,
-    metavar="NAME=PATH",
-    help="A benchmark's data file, repeatable: locomo=/path/locomo10.json, longmemeval=/path/longmemeval_s.json. "
-    "Needed for locomo, locomo-turn, the longmemeval benchmarks and beir (beir=FOLDER); epirec and its "
-    "release aliases default to the bundled releases.",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Folder: OUT/BENCHMARK/SYSTEM.{report.json,rankings.jsonl,scores.jsonl} and OUT/summary.{md,csv,tex}.",
-)
-@click.option(
-    "--model",
-    default=None,
-    help="The dense systems' encoder for every pair (a name from docs/encoders.md or a folder); adapters keep "
-    "their own. Output files are then OUT/BENCHMARK/SYSTEM.MODEL.* [default: each system's default encoder].",
-)
-@click.option(
-    "--cache-dir",
+    "--cache-root",
+    "cache_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Embedding caches the pairs share, one per benchmark (DIR/BENCHMARK): each text is encoded once per "
     "benchmark, not once per pair, so a benchmark's first pair is cold and the rest warm (each report's env "
     "says how many texts it encoded) [default: an empty cache per pair].",
 )
-@rankings_format_option
+@RANKINGS_FORMAT
 @bootstrap_options
 @metrics_option
 @encoder_options
-@click.option("--quiet", is_flag=True, help="No line per pair.")
+@QUIET
 def sweep(
     systems_text,
     benchmarks_text,
@@ -75,6 +67,9 @@ def sweep(
     """Run every system on every benchmark through `memrecall run`; a failing pair is reported and skipped.
 
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
+    Into the folder --out: OUT/BENCHMARK/SYSTEM.{report.json,rankings.jsonl,scores.jsonl} and
+    OUT/summary.{md,csv,tex}; with --model, OUT/BENCHMARK/SYSTEM.MODEL.*. --benchmark-data is needed for locomo,
+    locomo-turn, the longmemeval benchmarks and beir.
     """
     from memrecall.cli.common import data_input, new_plan
     from memrecall.errors import UsageError, comma_list

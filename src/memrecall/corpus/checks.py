@@ -120,9 +120,9 @@ def _check_probe(eid: str, probe: dict, episode_text: str) -> list[Violation]:
     return out + _implicit_probe_rules(probe, episode_text)
 
 
-def check_card_episode(episode: dict) -> list[Violation]:
-    """The card's own rules for one episode, on a v1.0-format checkout: one probe of each type, and implicit
-    probes clean under the format's own vocabularies (rules.format_*), not memrecall's stricter lists."""
+def check_dataset_card_episode(episode: dict) -> list[Violation]:
+    """The EpiRec dataset card's own rules for one episode, on a v1.0-format checkout: one probe of each type, and
+    implicit probes clean under the format's own vocabularies (rules.format_*), not memrecall's stricter lists."""
     out: list[Violation] = []
     types = Counter(p["type"] for p in episode["probes"])
     for probe_type in rules.PROBE_TYPES:

@@ -64,7 +64,7 @@ class Layout:
 
     @property
     def releases(self) -> tuple[ReleaseSpec, ...]:
-        """The releases of the checkout, each with the rule set it declares (0: the card's format only).
+        """The releases of the checkout, each with the rule set it declares (0: the dataset card's format only).
 
         A checkout without data/archive/ is a v1-only checkout (sources in data/personas/, if any). When
         data/memrecall_rules.json exists it is the declaration: every release it names must have its source
@@ -224,7 +224,7 @@ def load_personas(layout: Layout, release: ReleaseSpec | None = None) -> Loaded:
 def _misnamed_sources(layout: Layout, folder: Path, release: ReleaseSpec) -> list[Violation]:
     """Entries of a source folder that are not persona sources by the declared name (pNN.json), never skipped silently.
 
-    Under memrecall's rules every entry must be a file named pNN.json; in the card's format, a .json file.
+    Under memrecall's rules every entry must be a file named pNN.json; in the dataset card's format, a .json file.
     """
     out = []
     for path in sorted(folder.iterdir()):
@@ -242,7 +242,7 @@ def _misnamed_sources(layout: Layout, folder: Path, release: ReleaseSpec) -> lis
 
 
 def _release_personas(layout: Layout, release: ReleaseSpec, loaded: Loaded) -> Loaded:
-    """A checkout without persona sources: its personas are read from the release (the card's format)."""
+    """A checkout without persona sources: its personas are read from the release (the dataset card's format)."""
     path = layout.release_file(release)
     where = layout.display(path)
     document, problems = read_json_file(path, where)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from memrecall.corpus import rules
 from memrecall.corpus.build import generated_files, release_stats
-from memrecall.corpus.checks import Violation, check_card_episode, check_corpus, check_persona
+from memrecall.corpus.checks import Violation, check_corpus, check_dataset_card_episode, check_persona
 from memrecall.corpus.checks_v2 import check_corpus_v2, check_persona_v2, reused_texts
 from memrecall.corpus.checks_v3 import ROSTER_FILE, check_persona_in_v3, is_new_persona, roster_lines
 from memrecall.corpus.croissant import CROISSANT_SPEC
@@ -227,12 +227,12 @@ def declares_croissant(metadata: dict) -> bool:
 
 
 def _format_checks(personas: list[dict], release: str) -> list[Violation]:
-    """What the card itself requires of any checkout: unique ids, complete probes, clean implicit probes."""
+    """What the dataset card itself requires of any checkout: unique ids, complete probes, clean implicit probes."""
     out = [
         Violation(f"{release}: {persona['persona_id']}: {v.where}", v.message)
         for persona in personas
         for episode in persona["episodes"]
-        for v in check_card_episode(episode)
+        for v in check_dataset_card_episode(episode)
     ]
     for label, values in (
         ("persona_id", [p["persona_id"] for p in personas]),

@@ -117,3 +117,9 @@ def shape_problem(report: Any) -> str | None:
             return "content.system_order and content.systems do not match"
         return None
     return "content holds no systems"
+
+
+def report_systems(content: dict) -> list[str]:
+    """The system names of a report, in its order."""
+    order = content.get("system_order")
+    return [str(name) for name in order] if isinstance(order, list) else []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memrecall.errors import ConfigError, short
+from memrecall.reports.content import report_systems
 from memrecall.reports.proof.fingerprint import report_fingerprint
 
 REPORT_KEY = "report_content_sha256"
@@ -14,12 +15,6 @@ BENCHMARK_KEY = "benchmark"
 def report_benchmark(content: dict) -> str:
     """The benchmark a report's content answers."""
     return str(content.get("benchmark", content.get("task", {}).get("name", "unknown")))
-
-
-def report_systems(content: dict) -> list[str]:
-    """The system names of a report, in its order."""
-    order = content.get("system_order")
-    return [str(name) for name in order] if isinstance(order, list) else []
 
 
 def bind_rows(report: dict, rows: Sequence[dict]) -> list[dict]:

@@ -1,15 +1,16 @@
-"""Rankings sources (files, official LongMemEval logs, row dicts) read and strictly checked against a task."""
+"""Rankings files: read (files, official LongMemEval logs, row dicts) and strictly checked against a task, matched to
+the systems of the reports they belong to, and written (JSONL or TREC) under the names the commands give them."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from memrecall.benchmarks import Benchmark, Loaded
 from memrecall.data.formats import input_kind, line_kind, rankings_kinds, refuse_kinds
 from memrecall.data.jsonfile import DuplicateKey, loads_strict, split_lines
-from memrecall.data.model import Ranking
+from memrecall.data.model import Ranking, Task
 from memrecall.data.rankings import (
     check_rows,
     parse_rankings_text,
@@ -18,7 +19,9 @@ from memrecall.data.rankings import (
     store_sizes,
 )
 from memrecall.data.rankings_hints import rankings_hint
-from memrecall.errors import RankingsError
+from memrecall.errors import DatasetError, RankingsError, UsageError, short
+from memrecall.io import announce
+from memrecall.reports.content import report_systems
 from memrecall.reports.exports.official_log import read_official_log
 
 
@@ -75,6 +78,7 @@ def _parses(line: str) -> bool:
     return True
 
 
+REPORT_SUFFIX = ".report.json"
 RANKINGS_BESIDE = (".rankings.jsonl.gz", ".rankings.jsonl")  # as the leaderboard's entries store them
 
 
@@ -82,3 +86,105 @@ def rankings_beside(report: Path) -> list[Path]:
     """The rankings files beside a NAME.report.json: NAME.rankings.jsonl.gz and/or NAME.rankings.jsonl."""
     stem = Path(report).name.removesuffix(".report.json")
     return [p for p in (Path(report).with_name(stem + suffix) for suffix in RANKINGS_BESIDE) if p.is_file()]
+
+
+def rankings_beside_report(path: Path) -> Path:
+    """The one rankings file beside a report (see rankings_beside); an error otherwise."""
+    found = rankings_beside(path)
+    stem = path.name.removesuffix(".report.json")
+    if not found:
+        raise DatasetError(str(path), "", f"its rankings file {stem}.rankings.jsonl(.gz) is not beside it")
+    if len(found) > 1:
+        raise DatasetError(str(path), "", f"two rankings files beside it ({found[0].name}, {found[1].name}); keep one")
+    return found[0]
+
+
+def match_rankings(paths: Sequence[Path], names: Sequence[str]) -> list[Path]:
+    """One file per system in the report's order: by file stem when the stems are the names, else in order."""
+    paths = [Path(p) for p in paths]
+    if len(paths) != len(names):
+        raise UsageError(
+            f"{len(paths)} rankings file(s) for {len(names)} system(s) in the report ({short(', '.join(names))}); "
+            "give --rankings once per system"
+        )
+    by_stem = {p.stem: p for p in paths}
+    if len(by_stem) == len(paths) and set(by_stem) == set(names):
+        return [by_stem[name] for name in names]
+    return paths
+
+
+def rankings_for(paths: Sequence[Path], reports: Sequence[dict], given: Sequence[Path]) -> list[list[Path]]:
+    """Rankings files per report: --rankings in the reports' system order, else STEM.rankings.jsonl beside each."""
+    names = [report_systems(r["content"]) for r in reports]
+    if given:
+        total = sum(len(n) for n in names)
+        if len(given) != total:
+            raise UsageError(
+                f"{len(given)} --rankings file(s) for {total} system(s) in the reports; give one per system"
+            )
+        out, start = [], 0
+        for system_names in names:
+            out.append(match_rankings(given[start : start + len(system_names)], system_names))
+            start += len(system_names)
+        return out
+    out = []
+    for path, system_names in zip(paths, names, strict=True):
+        beside = rankings_beside(Path(path)) if Path(path).name.endswith(REPORT_SUFFIX) else []
+        if len(system_names) != 1 or len(beside) != 1:
+            raise UsageError(
+                f"{path}: no rankings beside it (a one-system NAME{REPORT_SUFFIX} with one NAME.rankings.jsonl(.gz), "
+                "as in the leaderboard's entries); give --rankings once per system"
+            )
+        out.append(beside)
+    return out
+
+
+def rankings_paths(export: Path | None, modes, suffix: str = ".jsonl") -> dict[str, Path]:
+    """Where each mode's rankings go: FILE itself for one mode, FILE stem + .<mode> + suffix for several."""
+    if export is None:
+        return {}
+    return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}{suffix}") for m in modes}
+
+
+def rankings_suffix(rankings_format: str) -> str:
+    """The file suffix of exported rankings in a format: .jsonl or .trec."""
+    return ".trec" if rankings_format == "trec" else ".jsonl"
+
+
+def check_trec_ids(task: Task, rankings_format: str) -> None:
+    """Refuse, before any system runs, a TREC export of ids a TREC file cannot carry."""
+    if rankings_format == "trec":
+        from memrecall.errors import ConfigError
+        from memrecall.reports.exports.trec import trec_id_problem
+
+        problem = trec_id_problem(task)
+        if problem:
+            raise ConfigError(f"--rankings-format trec: {problem}; use --rankings-format jsonl")
+
+
+def write_rankings(
+    path: Path,
+    task: Task,
+    rankings: Mapping[str, Ranking],
+    keys,
+    rankings_format: str,
+    tag: str,
+    population: str = "all",
+):
+    """Write one system's rankings as JSONL rows (the benchmark's keys, every query) or a TREC run tagged `tag`.
+
+    A TREC run holds the queries of `population` (see reports.exports.trec.population_queries).
+    """
+    if rankings_format == "trec":
+        from memrecall.io import atomic_write_text
+        from memrecall.reports.exports.trec import left_out_text, population_queries, trec_run_text
+
+        atomic_write_text(path, trec_run_text(task, rankings, tag, population))
+        left_out = left_out_text(population_queries(task, population)[1]) if population != "all" else ""
+        if left_out:
+            announce(f"TREC run {path}: the {population} population; {left_out}")
+        return
+    from memrecall.data.rankings import rankings_rows
+    from memrecall.io import write_jsonl
+
+    write_jsonl(path, rankings_rows(task, dict(rankings), keys))

@@ -46,7 +46,7 @@ class TimedSystem:
     def rank_many(self, queries: Sequence[Any], store_id: str | None = None) -> TimedAnswers:
         """Rank a store's queries: one by one when the system has only rank(), else as its batch.
 
-        Every call goes through the adapter, so its error boundary applies.
+        Every call goes through the adapter, so its user_code wrapper applies.
         """
         if callable(getattr(self.system, "rank_many", None)):
             started = time.perf_counter()

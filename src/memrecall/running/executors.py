@@ -186,7 +186,7 @@ class EncodeActor:
 
 
 def _index_and_rank(system, store_id: str, documents, queries: list) -> list:
-    """Index one store and rank its queries; the adapter's error boundary names the method, store or query.
+    """Index one store and rank its queries; the adapter's user_code wrapper names the method, store or query.
 
     An answer longer than the store is replaced by a TooLong marker as soon as it comes back.
     """

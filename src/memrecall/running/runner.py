@@ -208,7 +208,7 @@ def at_unit(loaded: Loaded, unit: str | None) -> Loaded:
 
 
 def _resolve(system, name, bench, encoder, show_progress, in_process, timeout, pass_env, dense_policy, asked):
-    """(a Plugin to run across the boundary, None, encoder) or (None, an adapter of memrecall's own code, encoder).
+    """(a Plugin to run past the trust boundary, None, encoder) or (None, an adapter of memrecall's own code, encoder).
 
     The encoder is the one given, or a default one made for the first of memrecall's own systems named by a spec.
     """

@@ -49,9 +49,9 @@ def parse_data_options(values: Sequence[str]) -> dict[str, Path]:
     for value in values:
         name, sep, path = value.partition("=")
         if not sep or not name or not path:
-            raise UsageError(f"--data {value!r}: expected NAME=PATH, e.g. locomo=/data/locomo10.json")
+            raise UsageError(f"--benchmark-data {value!r}: expected NAME=PATH, e.g. locomo=/data/locomo10.json")
         if name in out:
-            raise UsageError(f"--data {name} is given twice")
+            raise UsageError(f"--benchmark-data {name} is given twice")
         out[name] = Path(path)
     return out
 
@@ -60,7 +60,7 @@ def sweep_benchmarks(names: Sequence[str], data: Mapping[str, Path]) -> list[Swe
     """Sweep entries for benchmark names (registered names, or epirec-v1, epirec-v2, ... for a bundled release)."""
     unused = sorted(set(data) - set(names))
     if unused:
-        raise UsageError(f"--data {unused[0]}=...: {unused[0]} is not in --benchmarks")
+        raise UsageError(f"--benchmark-data {unused[0]}=...: {unused[0]} is not in --benchmarks")
     out = []
     for name in names:
         bench = get_benchmark(name)
@@ -94,7 +94,7 @@ def as_trec(bench, loaded, rankings_text: str, tag: str) -> str:
     """A pair's JSONL rankings as a TREC run (strictly checked against the task first)."""
     from memrecall.data.rankings import check_rows, parse_rankings_text
     from memrecall.errors import RankingsError
-    from memrecall.reports.exports.interchange import trec_run_text
+    from memrecall.reports.exports.trec import trec_run_text
 
     parsed, problems = parse_rankings_text(rankings_text, "rankings")
     rankings, mismatches = check_rows(parsed, loaded.task, bench.require_full_rankings)

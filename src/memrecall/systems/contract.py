@@ -1,4 +1,4 @@
-"""The plug-in contract: any object with index() and rank(), seen through one adapter and one error boundary."""
+"""The plug-in contract: any object with index() and rank(), seen through one adapter that wraps it in user_code."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from memrecall.data.model import Document, PublicTask, Query, Ranking
 from memrecall.errors import ConfigError, SystemFailure
-from memrecall.systems.boundary import json_safe_config, user_code
+from memrecall.systems.user_code import json_safe_config, user_code
 
 
 @dataclass(frozen=True)

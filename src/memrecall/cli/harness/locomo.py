@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import gold_options
 from memrecall.cli.harness.options import (
     HarnessCommand,
     _int_list,
@@ -15,20 +14,18 @@ from memrecall.cli.harness.options import (
     options_from,
     run_and_print,
 )
+from memrecall.cli.options import gold_options
 
 
 @click.command(cls=HarnessCommand)
 @harness_options
-@click.option(
-    "--granularity",
-    type=click.Choice(["session", "turn"]),
-    default="session",
-    show_default=True,
-    help="Documents are sessions (targets: sessions holding evidence) or turns (targets: evidence turns).",
-)
 @gold_options
-def locomo(granularity: str, gold: str | None, gold_file: Path | None, **params) -> None:
-    """Retrieval on LoCoMo's real long conversations."""
+def locomo(granularity: str | None, gold: str | None, gold_file: Path | None, **params) -> None:
+    """Retrieval on LoCoMo's real long conversations.
+
+    --output is the report JSON [default: results/locomo_GRANULARITY_report.json].
+    """
+    granularity = granularity or "session"
     from memrecall.benchmarks import get_benchmark
     from memrecall.cli.common import load_options
 

@@ -14,6 +14,7 @@ from memrecall.cli.harness.options import (
     options_from,
     run_and_print,
 )
+from memrecall.cli.options import EXPORT_OFFICIAL_LOG
 from memrecall.io import announce
 
 
@@ -27,21 +28,15 @@ from memrecall.io import announce
     help="Session text and headline rules (see README).",
 )
 @click.option("--max-instances", type=click.IntRange(min=1), default=None, help="Only the first N questions.")
-@click.option(
-    "--granularity",
-    type=click.Choice(["session", "turn"]),
-    default="session",
-    show_default=True,
-    help="Documents are sessions, or user turns (scored at turn level and turn -> session).",
-)
-@click.option(
-    "--export-official-log",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="LongMemEval's retrieval log format, for its QA stage (FILE stem + .<mode>.jsonl when several modes).",
-)
-def longmemeval(protocol: str, max_instances: int | None, granularity: str, export_official_log, **params) -> None:
-    """Session- or turn-level retrieval on LongMemEval, offline."""
+@EXPORT_OFFICIAL_LOG
+def longmemeval(
+    protocol: str, max_instances: int | None, granularity: str | None, export_official_log, **params
+) -> None:
+    """Session- or turn-level retrieval on LongMemEval, offline.
+
+    --output is the report JSON [default: results/longmemeval_report.json].
+    """
+    granularity = granularity or "session"
     from memrecall.benchmarks import get_benchmark
 
     benchmark = get_benchmark("longmemeval" if protocol == "perseus" else "longmemeval-official")

@@ -8,18 +8,30 @@ from pathlib import Path
 
 import click
 
-from memrecall.cli.common import (
-    RESAMPLES_TYPE,
-    SEED_TYPE,
+from memrecall.cli.common import make_executor_from
+from memrecall.cli.options import (
+    CACHE_DIR,
+    DATA,
+    DEFAULT_KS,
+    DEFAULT_MODES,
+    EXPORT_RANKINGS,
+    GRANULARITY,
+    MODEL,
+    OUTPUT,
+    POPULATION,
+    QUIET,
+    RANKINGS_FORMAT,
+    Command,
+    bootstrap_options,
     encoder_options,
     executor_options,
-    make_executor_from,
     metrics_option,
+    output_options,
     sign_option,
+    stack,
 )
-from memrecall.cli.rankings_export import population_option, rankings_format_option, rankings_suffix, trec_population
 from memrecall.io import announce
-from memrecall.scoring.metrics import DEFAULT_RESAMPLES
+from memrecall.reports.rankings_files import rankings_paths, rankings_suffix
 
 
 def _int_list(text: str) -> list[int]:
@@ -52,7 +64,7 @@ def _coverage_floor(text: str | None) -> tuple[int, float] | None:
 MODE_WORDS = {"fts5", "dense", "hybrid", "bm25-official", "auto"}
 
 
-class HarnessCommand(click.Command):
+class HarnessCommand(Command):
     """Accepts `--modes fts5 dense hybrid` (space-separated) as well as `--modes fts5,dense,hybrid`."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -73,29 +85,22 @@ class HarnessCommand(click.Command):
 
 
 def harness_options(function: Callable) -> Callable:
-    """The options every dataset harness takes."""
-    options = [
-        click.option(
-            "--data",
-            type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            required=True,
-            help="The dataset file.",
-        ),
+    """The options every dataset harness takes (--data is required by cli.options.REQUIRED)."""
+    return stack(
+        DATA,
         click.option(
             "--modes",
             multiple=True,
-            default=("fts5,dense,hybrid",),
+            default=(DEFAULT_MODES,),
             show_default=True,
             help="Search modes: fts5, dense, hybrid, bm25-official, auto (space- or comma-separated).",
         ),
-        click.option("--k", "ks", default="1,3,5,10", show_default=True, help="Cut-offs for recall@k and nDCG@k."),
-        click.option("--output", type=click.Path(path_type=Path), default=None, help="Report JSON path."),
-        click.option(
-            "--export-rankings",
-            type=click.Path(path_type=Path),
-            default=None,
-            help="Rankings file (one per mode: FILE stem + .<mode>.jsonl, or .trec, when several).",
-        ),
+        click.option("--k", "ks", default=DEFAULT_KS, show_default=True, help="Cut-offs for recall@k and nDCG@k."),
+        OUTPUT,
+        EXPORT_RANKINGS,
+        RANKINGS_FORMAT,
+        POPULATION,
+        GRANULARITY,
         click.option(
             "--coverage-k",
             type=click.IntRange(min=1),
@@ -110,42 +115,24 @@ def harness_options(function: Callable) -> Callable:
             show_default=True,
             help="Long documents: best window of <= 160 words, or encoder truncation.",
         ),
-        click.option("--model", default=None, help="Encoder folder, name (docs/encoders.md) or hub name."),
-        click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Embedding cache folder."),
-        click.option("--seed", type=SEED_TYPE, default=0, show_default=True, help="Bootstrap seed (>= 0)."),
-        click.option(
-            "--resamples",
-            type=RESAMPLES_TYPE,
-            default=DEFAULT_RESAMPLES,
-            show_default=True,
-            help="Bootstrap resamples (100-100000).",
-        ),
-        click.option(
-            "--report-dir",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=None,
-            help="Also render figures and a Markdown report card into this folder.",
-        ),
-        click.option(
-            "--per-query",
-            type=click.Path(dir_okay=False, path_type=Path),
-            default=None,
-            help="Per-query results JSONL: target ranks, hit@k and top ids per query and mode.",
-        ),
-        click.option("--quiet", is_flag=True, help="No progress bars and no table."),
-    ]
-    for option in reversed(options):
-        function = option(function)
-    with_formats = rankings_format_option(population_option(function))
-    return executor_options(encoder_options(sign_option(metrics_option(with_formats))))
+        MODEL,
+        CACHE_DIR,
+        bootstrap_options,
+        output_options,
+        QUIET,
+        metrics_option,
+        sign_option,
+        executor_options,
+        encoder_options,
+    )(function)
 
 
 def run_and_print(benchmark, loaded, options, params: dict, title: str, after_run=None) -> None:
     """Run the harness, write report and rankings, print the table and the coverage verdict."""
     from memrecall.cli.common import all_per_query, finish_outputs, report_line, write_report
-    from memrecall.cli.rankings_export import check_trec_ids, write_rankings
     from memrecall.reports.exports.tables import harness_rows, lead_columns, print_table, rank_metrics, results_table
     from memrecall.reports.notes import report_notes
+    from memrecall.reports.rankings_files import check_trec_ids, write_rankings
     from memrecall.running.harness import coverage_failures, run_harness
 
     floor = _coverage_floor(params["min_coverage_at"])
@@ -187,13 +174,6 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
             sys.exit(1)
 
 
-def export_paths(export: Path | None, modes, suffix: str = ".jsonl") -> dict[str, Path]:
-    """Where each mode's rankings go: FILE itself for one mode, FILE stem + .<mode> + suffix for several."""
-    if export is None:
-        return {}
-    return {m: export if len(modes) == 1 else export.with_name(f"{export.stem}.{m}{suffix}") for m in modes}
-
-
 def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path | None = None) -> dict[str, Path]:
     """Every output of a harness run in one plan, checked before loading the data; the paths made absolute.
 
@@ -205,10 +185,10 @@ def check_harness_outputs(params: dict, modes, default_output: Path, logs: Path 
     plan = new_plan(params["cache_dir"], writes_cache=True)
     params["data"] = plan.input("--data", params["data"])
     params["output"] = plan.output("--output", params["output"] or default_output)
-    exports = export_paths(params["export_rankings"], modes, rankings_suffix(params["rankings_format"]))
+    exports = rankings_paths(params["export_rankings"], modes, rankings_suffix(params["rankings_format"]))
     params["export_rankings"] = {m: plan.output("--export-rankings", p) for m, p in exports.items()}
-    params["population"] = trec_population(params["population"], params["rankings_format"], bool(exports))
-    official = {m: plan.output("--export-official-log", p) for m, p in export_paths(logs, modes).items()}
+    params["population"] = params["population"] or "headline"  # cli.applicable refuses it without a TREC export
+    official = {m: plan.output("--export-official-log", p) for m, p in rankings_paths(logs, modes).items()}
     params["per_query"] = plan.output("--per-query", params["per_query"])
     params["report_dir"] = plan.card("--report-dir", params["report_dir"])
     params["cache_dir"] = plan.stores[0].path

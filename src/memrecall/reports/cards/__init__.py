@@ -1,1 +1,1 @@
-"""Report cards: the Markdown card, its sections, figures, the cost and detectable-difference tables."""
+"""Report cards: the Markdown card (card.py) and its figures (figures.py)."""

@@ -16,11 +16,11 @@ from memrecall.data.model import Ranking
 from memrecall.data.rankings import rankings_sha256
 from memrecall.errors import ConfigError, short
 from memrecall.reports.compare_reports import manifest_differences, read_verified
-from memrecall.reports.per_query_binding import report_benchmark, report_systems
-from memrecall.reports.power_inputs import rankings_for
+from memrecall.reports.content import report_systems
+from memrecall.reports.per_query_binding import report_benchmark
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.proof.replay import load_for
-from memrecall.reports.rankings_files import checked_runs
+from memrecall.reports.rankings_files import checked_runs, rankings_for
 from memrecall.scoring.metrics import exact_mean, parse_metric
 from memrecall.scoring.policy import in_headline, per_query_values
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memrecall.errors import ConfigError, UsageError
 from memrecall.reports.compare_reports import read_verified
+from memrecall.reports.content import report_systems
 from memrecall.reports.diff.content import diff_content
 from memrecall.reports.diff.inputs import Side, Sides, check_comparable, read_sides
 from memrecall.reports.gate.guards import GateSettings, check_strata
@@ -20,7 +21,6 @@ from memrecall.reports.gate.verdict import (
     overall_verdict,
     stratified_sample,
 )
-from memrecall.reports.per_query_binding import report_systems
 from memrecall.scoring.metrics import parse_metric
 from memrecall.scoring.policy import in_headline
 

@@ -5,7 +5,7 @@ of the margin at power 0.8; it fails when the gate has that power and the lower 
 when a drop larger than the margin is seen outright (the whole upper bound below zero); otherwise the gate cannot
 decide: a gate that cannot see a regression of the declared size says so and never passes.
 
-Power is memrecall power's (scoring.power) at the one-sided level: McNemar's paired proportions for hit metrics,
+Power is memrecall power's (reports/power.py) at the one-sided level: McNemar's paired proportions for hit metrics,
 the normal approximation with the bootstrap sd for graded ones. The spread it uses is the observed one, but never
 below the least a drop of the margin implies (a share `margin` of discordant queries; sd sqrt(margin (1 - margin))),
 so two identical systems are not taken for a sure thing on a handful of queries.
@@ -21,9 +21,9 @@ import numpy as np
 
 from memrecall.data.model import JudgedQuery, Ranking, Task
 from memrecall.reports.gate.guards import Guard
+from memrecall.reports.power import is_binary, mcnemar_queries, needed, normal_queries, resampled_sd
 from memrecall.scoring.metrics import cluster_numbers, exact_mean, group_bootstrap_ci, group_rng, parse_metric
 from memrecall.scoring.policy import in_headline, per_query_values
-from memrecall.scoring.power import is_binary, mcnemar_queries, needed, normal_queries, resampled_sd
 
 LEVEL = 0.95  # one-sided, so the bounds are those of a two-sided 90 % interval
 POWER = 0.8

@@ -19,7 +19,7 @@ from memrecall.reports.leaderboard.encoders import RowEncoder, row_encoder
 from memrecall.reports.proof.identity import isolation
 from memrecall.reports.proof.verification import Check, report_state, verify_report
 from memrecall.reports.query_scores import read_scores, scores_rows
-from memrecall.reports.rankings_files import rankings_beside
+from memrecall.reports.rankings_files import rankings_beside_report
 from memrecall.scoring.metrics import cluster_numbers
 
 BUNDLED = tuple(("epirec", Path("data") / name) for name in reversed(RELEASES))  # newest first
@@ -164,17 +164,6 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
     loaded = found[1] if found else None
     entry.scores = _scores(entry, bench, loaded, path.with_name(f"{stem}.scores.jsonl"))
     return entry
-
-
-def rankings_beside_report(path: Path) -> Path:
-    """The one rankings file beside a report (see reports.rankings_files.rankings_beside); an error otherwise."""
-    found = rankings_beside(path)
-    stem = path.name.removesuffix(".report.json")
-    if not found:
-        raise DatasetError(str(path), "", f"its rankings file {stem}.rankings.jsonl(.gz) is not beside it")
-    if len(found) > 1:
-        raise DatasetError(str(path), "", f"two rankings files beside it ({found[0].name}, {found[1].name}); keep one")
-    return found[0]
 
 
 def rankings_check(expected: object, path: Path) -> Check:

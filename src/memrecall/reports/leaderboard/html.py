@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
-from memrecall.reports.leaderboard.cards import badge, card_page, card_path, code_badge, link, page
 from memrecall.reports.leaderboard.encoder_overview import encoder_names, overview_section
 from memrecall.reports.leaderboard.encoders import NO_ENCODER
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import figure_svg, per_query_ms
+from memrecall.reports.leaderboard.pages import badge, code_badge, link, page, row_page, row_page_path
 from memrecall.reports.leaderboard.resolution import resolution_note
 from memrecall.reports.leaderboard.tables import (
     ALPHA,
@@ -21,10 +21,10 @@ from memrecall.reports.leaderboard.tables import (
     GROUP_CAPTIONS,
     GROUPS_SENTENCE,
     Table,
-    detectable_heading,
     ranking_groups,
 )
 from memrecall.reports.notes import EVERY_STORE, report_notes
+from memrecall.reports.power import HEADING
 from memrecall.scoring.paired import PERMUTATIONS, smallest_holm_p
 
 SUBMIT = [
@@ -114,7 +114,7 @@ def test_lines(table: Table, entry: Entry, group: str) -> list[str]:
         words = "separable from best" if versus.separable else "not separable from best"
         detectable = "-" if versus.detectable is None else f"{versus.detectable:.3f}"
         lines.append(f"{words}, p<sub>Holm</sub> {p_shown(versus.p_holm)}")
-        lines.append(f"{html_text(detectable_heading())}: {detectable}")
+        lines.append(f"{html_text(HEADING)}: {detectable}")
     dense = table.against_dense.get((entry.row, group))
     if dense is not None and dense.difference is not None:
         side = ("above" if dense.difference > 0 else "below") if dense.separable else "not separable from"
@@ -140,7 +140,7 @@ def details_cell(table: Table, entry: Entry, site: Path, tested: bool) -> str:
 
 def links(table: Table, entry: Entry, site: Path) -> str:
     """Card, report, rankings and config links of a row."""
-    card = card_path(table, entry)
+    card = row_page_path(table, entry)
     parts = [
         f'<a href="{html_attr(card)}">card</a>',
         f'<a href="{html_attr(link(entry.report_path, site))}">report</a>',
@@ -348,10 +348,10 @@ def site_files(tables: Sequence[Table], site: Path) -> dict[str, bytes]:
     for table in tables:
         files[f"figures/{table.slug}.svg"] = figure_svg(table, table.rows)
         for entry in [*table.rows, *table.oracle, *(e for e, _ in table.apart)]:
-            path = card_path(table, entry)
+            path = row_page_path(table, entry)
             if path in files:
                 from memrecall.errors import DatasetError
 
                 raise DatasetError(str(entry.report_path), "", f"row {entry.row!r} clashes with another's card")
-            files[path] = card_page(table, entry, site).encode("utf-8")
+            files[path] = row_page(table, entry, site).encode("utf-8")
     return dict(sorted(files.items()))

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from memrecall.reports.escape import markdown_cell
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.figure import per_query_ms
-from memrecall.reports.leaderboard.tables import Table, detectable_heading
+from memrecall.reports.leaderboard.tables import Table
+from memrecall.reports.power import HEADING
 
 START, END = "<!-- leaderboard-top -->", "<!-- /leaderboard-top -->"
 
@@ -48,7 +49,7 @@ def markdown_table(table: Table) -> str:
 
     The table alone: each README says what detectable Δ means in its own language, above the table.
     """
-    columns = [h for g in table.groups for h in (f"{g} {table.primary}", f"{g} {detectable_heading()}")]
+    columns = [h for g in table.groups for h in (f"{g} {table.primary}", f"{g} {HEADING}")]
     header = ["#", "system", "encoder", *columns, "ms per query", "peak RSS MiB"]
     lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     for position, entry in readme_rows(table):

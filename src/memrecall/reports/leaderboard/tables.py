@@ -1,6 +1,6 @@
 """The leaderboard's tables: one per benchmark and version, rows apart by comparability and oracle, and each
 row's paired test against the best row (sign-flip randomisation on per-query values, Holm-adjusted) and the
-smallest difference from it the queries can detect (scoring/power.py)."""
+smallest difference from it the queries can detect (reports/power.py)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,11 @@ from memrecall.progress import progress_bar
 from memrecall.reports.comparability import conditions, mismatches
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.notes import trivial_text
+from memrecall.reports.power import ALPHA, POWER, paired_power
 from memrecall.scoring.metrics import group_rng
 from memrecall.scoring.paired import PERMUTATIONS, holm_adjust, randomisation_p
-from memrecall.scoring.power import paired_power
 
-ALPHA = 0.05
 DENSE_ROW = "dense"  # the plain-cosine baseline on MiniLM: every other comparable row is also tested against it
-POWER = 0.8
 SEED = 0
 TITLES = {
     "epirec": "EpiRec {version}, by probe type",
@@ -45,11 +43,6 @@ GROUPS_SENTENCE = (
     "a first-person reflection that points at the episode through how it felt: reflective_explicit names the "
     "feeling, reflective_implicit only conveys it, with no feeling word and no word of the episode's own"
 )
-
-
-def detectable_heading() -> str:
-    """The heading of the detectable-difference column: `detectable Δ (α .05, power .8)`."""
-    return f"detectable Δ (α {ALPHA:g}, power {POWER:g})".replace("0.", ".")
 
 
 DETECTABLE_NOTE = (

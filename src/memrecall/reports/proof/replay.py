@@ -10,7 +10,7 @@ from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.data.granularity import unit_view
 from memrecall.data.measured import measured_view, recorded_unmeasured
 from memrecall.errors import ConfigError, UsageError, short
-from memrecall.reports.rankings_files import checked_runs
+from memrecall.reports.rankings_files import checked_runs, match_rankings
 from memrecall.reports.system_report import systems_report
 from memrecall.scoring.options import parse_metric_list
 
@@ -24,20 +24,6 @@ DERIVED = (
     "sufficiency",
     "turn_to_session_results",
 )
-
-
-def match_rankings(paths: Sequence[Path], names: Sequence[str]) -> list[Path]:
-    """One file per system in the report's order: by file stem when the stems are the names, else in order."""
-    paths = [Path(p) for p in paths]
-    if len(paths) != len(names):
-        raise UsageError(
-            f"{len(paths)} rankings file(s) for {len(names)} system(s) in the report ({short(', '.join(names))}); "
-            "give --rankings once per system"
-        )
-    by_stem = {p.stem: p for p in paths}
-    if len(by_stem) == len(paths) and set(by_stem) == set(names):
-        return [by_stem[name] for name in names]
-    return paths
 
 
 def dataset_options(bench: Benchmark, content: dict) -> dict:

@@ -1,4 +1,5 @@
-"""The leaderboard's pages as HTML: the shared page frame, links, state badges, and a card per row."""
+"""The leaderboard's pages as HTML: the shared page frame, links, state badges, and a page per row (the site's
+cards/ folder; not a report card, which reports/cards/card.py writes)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ def link(target: Path, site: Path, depth: int = 0) -> str:
     return "../" * depth + Path(relative).as_posix()
 
 
-def card_path(table: Table, entry: Entry) -> str:
-    """Where a row's card goes inside the site."""
+def row_page_path(table: Table, entry: Entry) -> str:
+    """Where a row's page goes inside the site (cards/TABLE/ROW.html)."""
     return f"cards/{table.slug}/{slug(entry.row)}.html"
 
 
@@ -68,8 +69,8 @@ def encoder_fact(entry: Entry) -> str:
     return f"{encoder.name} (its config, unsigned)" if encoder.name != NO_ENCODER else "none"
 
 
-def card_page(table: Table, entry: Entry, site: Path) -> str:
-    """A row's card: state and checks, every metric by group, cost, config, provenance, links."""
+def row_page(table: Table, entry: Entry, site: Path) -> str:
+    """A row's page: state and checks, every metric by group, cost, config, provenance, links."""
     content, depth = entry.content, 2
     metrics = content["scoring"]["metrics"]
     stratum = content.get("primary_stratum")

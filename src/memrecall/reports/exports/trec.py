@@ -1,4 +1,4 @@
-"""TREC interchange: qrels (`query_id 0 doc_id grade`) and run files (`qid Q0 docid rank score tag`) of a Task.
+"""TREC files: qrels (`query_id 0 doc_id grade`) and run files (`qid Q0 docid rank score tag`) of a Task.
 
 A run file's scores are the ranks counted down (n, n-1, ... 1) rather than a system's own scores, so
 trec_eval, pytrec_eval, ir_measures and ranx, which order by score, read exactly memrecall's order

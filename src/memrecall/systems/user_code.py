@@ -1,4 +1,5 @@
-"""The one error boundary around a system's own code, and config() values made JSON-safe."""
+"""Calls into a system's own code (user_code: whatever it raises becomes one named line), and config() values made
+JSON-safe."""
 
 from __future__ import annotations
 
