@@ -172,7 +172,7 @@ def test_a_quoted_command_the_code_would_refuse_is_named(command, problem):
 
 
 @pytest.mark.parametrize(
-    "command", ["memrecall keys new --out keys --name lab", "python scripts/leaderboard.py sweep --systems dense"]
+    "command", ["memrecall keys new --out keys --key-name lab", "python scripts/leaderboard.py sweep --systems dense"]
 )
 def test_a_quoted_command_the_code_takes_has_no_problem(command):
     assert doc_outputs.parse_problem(command.split()) is None
@@ -242,7 +242,7 @@ def test_a_run_fence_whose_command_fails_stops_the_build_naming_it(tmp_path):
 
 def test_a_synopsis_edited_by_hand_is_regenerated_from_the_command(tmp_path):
     right = doc_outputs.synopsis_text("qrels")
-    assert "--population headline|all|apart" in right and "--out FILE" in right
+    assert "--population headline|all|apart" in right and "--output PATH" in right
     page = tmp_path / "page.md"
     page.write_text(right.replace("--population", "--populace"), encoding="utf-8")
     assert doc_outputs.page_text(page, tmp_path) == right
