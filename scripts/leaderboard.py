@@ -1,4 +1,4 @@
-"""The committed leaderboard in docs/leaderboard/, in one command each way.
+"""The committed leaderboard in site/leaderboard/, in one command each way.
 
     python scripts/leaderboard.py sweep [--systems A,B] [--model NAME] [--benchmarks B,C] [--locomo PATH]
                                                                           rerun systems, then rebuild the page
@@ -13,7 +13,7 @@
 `sweep` runs every registered system (built-ins, then installed adapters) unless --systems names some, on
 EpiRec v2, EpiRec v1.0, LoCoMo session, LoCoMo turn and the generated LongMemEval file (LONGMEMEVAL_ARGS, made
 afresh in a temporary folder: the generator is seeded, so it is the same file on every machine) unless
---benchmarks names some, and replaces those pairs' files under docs/leaderboard/entries/. `--model NAME` runs the
+--benchmarks names some, and replaces those pairs' files under site/leaderboard/entries/. `--model NAME` runs the
 dense systems with that encoder (their files are SYSTEM.NAME.*) and lets the pairs share an embedding cache per
 benchmark, so each text is encoded once per encoder and benchmark: each benchmark's first pair is cold, the rest
 warm, and each says so.
@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "docs" / "leaderboard"
+SITE = ROOT / "site" / "leaderboard"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
 BENCHMARKS = "epirec-v3,epirec-v2,epirec-v1,locomo,locomo-turn,longmemeval"
 GENERATOR = ROOT / "benchmarks" / "generate_longmemeval.py"
@@ -225,7 +225,7 @@ def check() -> int:
         shutil.copytree(SITE / "entries", copy / "entries")
         build(copy)
         fresh, committed = generated_files(copy), generated_files(SITE)
-        problems = [f"missing from docs/leaderboard: {n}" for n in sorted(set(fresh) - set(committed))]
+        problems = [f"missing from site/leaderboard: {n}" for n in sorted(set(fresh) - set(committed))]
         problems += [f"not produced by a rebuild: {n}" for n in sorted(set(committed) - set(fresh))]
         problems += [
             f"differs from a rebuild: {n}"
@@ -244,7 +244,7 @@ def check() -> int:
     if problems:
         print("leaderboard check: run `python scripts/leaderboard.py build` and commit", file=sys.stderr)
         return 1
-    print(f"leaderboard check: docs/leaderboard/ rebuilds byte for byte ({len(fresh)} files)")
+    print(f"leaderboard check: site/leaderboard/ rebuilds byte for byte ({len(fresh)} files)")
     return 0
 
 
@@ -259,9 +259,9 @@ def main() -> int:
     run.add_argument("--benchmarks", default=BENCHMARKS, help=f"comma list [default: {BENCHMARKS}]")
     again = sub.add_parser("rescore", help="score committed entries again from their rankings, then rebuild")
     again.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
-    again.add_argument("--site", type=Path, default=SITE, help="the leaderboard folder [default: docs/leaderboard]")
+    again.add_argument("--site", type=Path, default=SITE, help="the leaderboard folder [default: site/leaderboard]")
     sub.add_parser("build", help="rebuild the page from committed entries")
-    sub.add_parser("check", help="fail if a rebuild differs from docs/leaderboard/")
+    sub.add_parser("check", help="fail if a rebuild differs from site/leaderboard/")
     args = parser.parse_args()
     if args.command == "sweep":
         sweep(args.systems, args.locomo, args.model, args.benchmarks)

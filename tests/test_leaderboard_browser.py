@@ -21,7 +21,7 @@ from memrecall.reports.leaderboard.tables import build_tables
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = ROOT / "docs" / "leaderboard"
+COMMITTED = ROOT / "site" / "leaderboard"
 CHROMIUM = os.environ.get("MEMRECALL_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
     "--headless",
@@ -181,6 +181,6 @@ def test_a_site_with_two_encoders_filters_its_rows_in_chromium(browser, encoder_
 
 
 def test_the_committed_leaderboard_works_in_chromium(browser, tmp_path):
-    assert (COMMITTED / "index.html").is_file(), "docs/leaderboard/index.html is missing"
+    assert (COMMITTED / "index.html").is_file(), "site/leaderboard/index.html is missing"
     check_page(browser, COMMITTED, COMMITTED / "entries", tmp_path / "committed.png")
     shutil.copy(tmp_path / "committed.png", Path(os.environ.get("MEMRECALL_SCREENSHOT", tmp_path / "copy.png")))

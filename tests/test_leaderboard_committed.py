@@ -1,4 +1,4 @@
-"""docs/leaderboard/ is exactly what its committed entries rebuild to, and its entries are ours to commit."""
+"""site/leaderboard/ is exactly what its committed entries rebuild to, and its entries are ours to commit."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
+ENTRIES = ROOT / "site" / "leaderboard" / "entries"
 
 
 def test_the_committed_page_rebuilds_byte_for_byte():

@@ -119,7 +119,7 @@ def test_the_wheel_carries_the_releases_byte_for_byte(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=bare, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((bare / "b.json").read_text(encoding="utf-8"))
-    committed = json.loads((ROOT / "docs" / "baselines.json").read_text(encoding="utf-8"))
+    committed = json.loads((ROOT / "site" / "baselines.json").read_text(encoding="utf-8"))
     assert report["content_sha256"] == committed["content_sha256"]
     assert report["content"]["task"]["source_sha256"] == committed["content"]["task"]["source_sha256"]
     api = subprocess.run([str(python), "-c", API_RUN], capture_output=True, text=True, env=env, cwd=bare, timeout=300)
