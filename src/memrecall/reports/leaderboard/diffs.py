@@ -247,7 +247,8 @@ def diff_page(table: Table, site: Path) -> str:
         "The difference and p<sub>Holm</sub> are the leaderboard's paired test against dense (sign flips, a "
         "store's queries together, Holm across the table's rows). This compact page holds only what the "
         "committed scores files hold (ids, groups, hits), no texts: for a row's full page, with each query's "
-        "text, gold and top documents, run the command under its counts in the site folder."
+        "text, gold and top documents, run the command under its counts from the folder of index.html (add --output "
+        "to write the page elsewhere than results/diff.html)."
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
