@@ -44,13 +44,6 @@ SEPARABLE = SITE / "epirec_separable.json"
 ANALYSES = SITE / "epirec_v3_analyses.json"
 
 
-def run(*command: str) -> None:
-    """Run a command in the checkout; stop with its exit code on failure."""
-    done = subprocess.run([str(c) for c in command], cwd=ROOT)
-    if done.returncode != 0:
-        raise SystemExit(done.returncode)
-
-
 def memrecall(*args: str | Path) -> list[str]:
     """The memrecall CLI of this checkout with `args`, as a command."""
     return [sys.executable, "-m", "memrecall", *(str(a) for a in args)]

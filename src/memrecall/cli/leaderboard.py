@@ -30,7 +30,7 @@ from memrecall.io import announce
 @click.option("--quiet", is_flag=True, help="No progress lines; print only where the page went.")
 def leaderboard(folder, out, data_values, keys, quiet) -> None:
     """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl(.gz) and
-    SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
+    SYSTEM.scores.jsonl(.gz) beside it, as `memrecall sweep` writes them). Same inputs, same bytes."""
     from memrecall.cli.common import new_plan
     from memrecall.io import atomic_write_bytes
     from memrecall.reports.leaderboard.entries import load_data, read_entries
