@@ -149,7 +149,9 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="memrecall-site-") as scratch:
         for name in chosen:
             print(f"site: checking {name}", file=sys.stderr, flush=True)
-            problems += [f"{name}: {p}" for p in PARTS[name](Path(scratch) / name)]
+            folder = Path(scratch) / name
+            folder.mkdir()
+            problems += [f"{name}: {p}" for p in PARTS[name](folder)]
     for problem in problems:
         print(f"site check: {problem}", file=sys.stderr)
     if problems:
