@@ -5,7 +5,7 @@ Exit 1 naming every report whose content_sha256 differs from the committed one (
 is read as the same fingerprint).
 
 `--write` (after a change that is meant to move them) writes the regenerated reports over the committed ones,
-redraws each one's card and figures in docs/figures/, and prints every old and new fingerprint for the
+redraws each one's card and figures in site/figures/, and prints every old and new fingerprint for the
 changelog.
 """
 
@@ -23,26 +23,26 @@ LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
 MEMORY_MODELS = "recency,dense,time-decay,salience-oracle,salience-vader,gated"
 # each committed report's card and figures
 FIGURES = {
-    "docs/baselines.json": "docs/figures/epirec",
-    "docs/baselines_v2.json": "docs/figures/epirec_v2",
-    "docs/baselines_v1.json": "docs/figures/epirec_v1",
-    "docs/memory_models.json": "docs/figures/memory_models",
-    "docs/memory_models_v2.json": "docs/figures/memory_models_v2",
-    "docs/memory_models_v1.json": "docs/figures/memory_models_v1",
-    "docs/locomo_session.json": "docs/figures/locomo_session",
-    "docs/locomo_turn.json": "docs/figures/locomo_turn",
+    "site/baselines.json": "site/figures/epirec",
+    "site/baselines_v2.json": "site/figures/epirec_v2",
+    "site/baselines_v1.json": "site/figures/epirec_v1",
+    "site/memory_models.json": "site/figures/memory_models",
+    "site/memory_models_v2.json": "site/figures/memory_models_v2",
+    "site/memory_models_v1.json": "site/figures/memory_models_v1",
+    "site/locomo_session.json": "site/figures/locomo_session",
+    "site/locomo_turn.json": "site/figures/locomo_turn",
 }
 REPORTS = [
-    ("docs/baselines.json", ["baseline"]),
-    ("docs/baselines_v2.json", ["baseline", "--data", "data/epirec_v2.json"]),
-    ("docs/baselines_v1.json", ["baseline", "--data", "data/epirec_v1.json"]),
-    ("docs/memory_models.json", ["baseline", "--strategies", MEMORY_MODELS]),
-    ("docs/memory_models_v2.json", ["baseline", "--data", "data/epirec_v2.json", "--strategies", MEMORY_MODELS]),
-    ("docs/memory_models_v1.json", ["baseline", "--data", "data/epirec_v1.json", "--strategies", MEMORY_MODELS]),
+    ("site/baselines.json", ["baseline"]),
+    ("site/baselines_v2.json", ["baseline", "--data", "data/epirec_v2.json"]),
+    ("site/baselines_v1.json", ["baseline", "--data", "data/epirec_v1.json"]),
+    ("site/memory_models.json", ["baseline", "--strategies", MEMORY_MODELS]),
+    ("site/memory_models_v2.json", ["baseline", "--data", "data/epirec_v2.json", "--strategies", MEMORY_MODELS]),
+    ("site/memory_models_v1.json", ["baseline", "--data", "data/epirec_v1.json", "--strategies", MEMORY_MODELS]),
 ]
 LOCOMO_REPORTS = [
-    ("docs/locomo_session.json", ["locomo", "--data", str(LOCOMO), "--granularity", "session", "--coverage-k", "20"]),
-    ("docs/locomo_turn.json", ["locomo", "--data", str(LOCOMO), "--granularity", "turn", "--coverage-k", "50"]),
+    ("site/locomo_session.json", ["locomo", "--data", str(LOCOMO), "--granularity", "session", "--coverage-k", "20"]),
+    ("site/locomo_turn.json", ["locomo", "--data", str(LOCOMO), "--granularity", "turn", "--coverage-k", "50"]),
 ]
 
 

@@ -1,9 +1,9 @@
 """Which leaderboard rows each EpiRec release can tell apart from dense: `python scripts/epirec_separable.py`.
 
-Reads the committed entries of two EpiRec tables (default: 2.0, the `epirec` folder, and 3.0, `epirec-v3`),
+Reads the committed entries of two EpiRec tables (default: 2.0, the `epirec-v2` folder, and 3.0, `epirec-v3`),
 builds them as the page does (each row minus MiniLM `dense`, paired by probe, sign-flip p Holm-adjusted across
 the table's rows, per probe type on recall@3) and writes, per probe type, the rows separable on each release
-and those only the second separates, to `docs/epirec_separable.json` (sorted, byte-identical on a rerun), with
+and those only the second separates, to `site/epirec_separable.json` (sorted, byte-identical on a rerun), with
 a Markdown table on stdout.
 """
 
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
+ENTRIES = ROOT / "site" / "leaderboard" / "entries"
 TYPES = ("factual", "reflective_explicit", "reflective_implicit")
 
 
@@ -72,8 +72,8 @@ def main(first: str, second: str, output: Path) -> int:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--first", default="epirec")
+    parser.add_argument("--first", default="epirec-v2")
     parser.add_argument("--second", default="epirec-v3")
-    parser.add_argument("--output", type=Path, default=ROOT / "docs" / "epirec_separable.json")
+    parser.add_argument("--output", type=Path, default=ROOT / "site" / "epirec_separable.json")
     args = parser.parse_args()
     sys.exit(main(args.first, args.second, args.output))

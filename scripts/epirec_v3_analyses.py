@@ -1,6 +1,6 @@
 """EpiRec v3's registered analyses after the freeze (docs/epirec_v3_plan.md section 7), in one command.
 
-`python scripts/epirec_v3_analyses.py [--output docs/epirec_v3_analyses.json]` runs `memrecall baseline` (the
+`python scripts/epirec_v3_analyses.py [--output site/epirec_v3_analyses.json]` runs `memrecall baseline` (the
 built-in strategies and the memory models) on v3 and on v2, then writes:
 
 - `v2_subset`: for each strategy, how many of v3's p01..p12 rankings differ from its v2 rankings (section 2);
@@ -44,7 +44,7 @@ def memrecall(*args: str) -> None:
 
 def export(release: str, strategies: str, folder: Path) -> None:
     """`memrecall baseline --export-rankings` for one release into `folder`."""
-    memrecall("baseline", "--data", f"data/{release}", "--strategies", strategies, "--export-rankings", str(folder),
+    memrecall("baseline", "--data", f"data/{release}", "--strategies", strategies, "--export-rankings-dir", str(folder),
               "--output", str(folder / "report.json"), "--quiet")  # fmt: skip
 
 
@@ -164,5 +164,5 @@ def main(output: Path) -> int:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=ROOT / "docs" / "epirec_v3_analyses.json")
+    parser.add_argument("--output", type=Path, default=ROOT / "site" / "epirec_v3_analyses.json")
     sys.exit(main(parser.parse_args().output))

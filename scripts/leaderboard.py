@@ -1,24 +1,23 @@
-"""The committed leaderboard in docs/leaderboard/, in one command each way.
+"""The committed leaderboard's entries in site/leaderboard/entries/, rerun or rescored in one command each.
 
     python scripts/leaderboard.py sweep [--systems A,B] [--model NAME] [--benchmarks B,C] [--locomo PATH]
                                                                           rerun systems, then rebuild the page
     python scripts/leaderboard.py rescore [--locomo PATH]                 score committed entries again from their
                                                                           rankings (nothing rerun), then rebuild
-    python scripts/leaderboard.py build                                   rebuild the page (and README's EpiRec v2
-                                                                          table, docs/encoders.md's encoder overview)
-                                                                          from committed entries
-    python scripts/leaderboard.py check                                   rebuild in a temporary copy; exit 1 on any
-                                                                          byte of difference (what CI runs)
+
+Rebuilding the page (and README's EpiRec 3.0 table, docs/encoders.md's encoder overview) from the committed
+entries, and checking it byte for byte, is `python scripts/site.py build|check leaderboard` (with the rest of
+site/); this module holds that build.
 
 `sweep` runs every registered system (built-ins, then installed adapters) unless --systems names some, on
-EpiRec v2, EpiRec v1.0, LoCoMo session, LoCoMo turn and the generated LongMemEval file (LONGMEMEVAL_ARGS, made
+EpiRec 3.0, 2.0 and 1.0, LoCoMo session, LoCoMo turn and the generated LongMemEval file (LONGMEMEVAL_ARGS, made
 afresh in a temporary folder: the generator is seeded, so it is the same file on every machine) unless
---benchmarks names some, and replaces those pairs' files under docs/leaderboard/entries/. `--model NAME` runs the
+--benchmarks names some, and replaces those pairs' files under site/leaderboard/entries/. `--model NAME` runs the
 dense systems with that encoder (their files are SYSTEM.NAME.*) and lets the pairs share an embedding cache per
 benchmark, so each text is encoded once per encoder and benchmark: each benchmark's first pair is cold, the rest
 warm, and each says so.
-`build` and `check` never run a system and never read LoCoMo: entries are replayed
-only against the bundled EpiRec releases, so the page is the same on any checkout.
+The build never runs a system and never reads LoCoMo: entries are replayed only against the bundled EpiRec
+releases, so the page is the same on any checkout.
 """
 
 from __future__ import annotations
@@ -33,12 +32,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "docs" / "leaderboard"
+SITE = ROOT / "site" / "leaderboard"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
 BENCHMARKS = "epirec-v3,epirec-v2,epirec-v1,locomo,locomo-turn,longmemeval"
 GENERATOR = ROOT / "benchmarks" / "generate_longmemeval.py"
 LONGMEMEVAL_ARGS = ("--questions", "50", "--sessions", "10", "--turns", "4", "--assistant-words", "80", "--seed", "7")
-GENERATED = ("index.html", "cards", "figures", "summary.md", "summary.csv", "summary.tex")
+GENERATED = ("index.html", "cards", "figures", "diffs", "summary.md", "summary.csv", "summary.tex")
 READMES = ("README.md", "README.ko.md", "README.zh-CN.md")
 README_TABLE = "epirec-3-0"
 ENCODERS_DOC = ROOT / "docs" / "encoders.md"
@@ -68,7 +67,7 @@ def build(site: Path) -> None:
 
 
 def readme_texts(entries: Path) -> dict[Path, str]:
-    """Each README with its leaderboard block rebuilt from `entries` (the EpiRec v2 table, page order).
+    """Each README with its leaderboard block rebuilt from `entries` (the EpiRec 3.0 table, page order).
 
     The entries are read without data: the table needs their signed numbers and order, not a second replay
     (the page build has replayed them already).
@@ -118,10 +117,10 @@ def sweep(systems: str | None, locomo: Path, model: str | None = None, benchmark
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "sweep"
         generated = generated_longmemeval(Path(scratch))
-        data = [arg for b in ("locomo", "locomo-turn") if b in chosen for arg in ("--data", f"{b}={locomo}")]
+        data = [arg for b in ("locomo", "locomo-turn") if b in chosen for arg in ("--benchmark-data", f"{b}={locomo}")]
         if "longmemeval" in chosen:
-            data += ["--data", f"longmemeval={generated}"]
-        shared = ["--model", model, "--cache-dir", str(Path(scratch) / "cache")] if model else []
+            data += ["--benchmark-data", f"longmemeval={generated}"]
+        shared = ["--model", model, "--cache-root", str(Path(scratch) / "cache")] if model else []
         command = ["sweep", "--systems", names, "--benchmarks", benchmarks, *data, *shared, "--out", str(out)]
         done = subprocess.run([sys.executable, "-m", "memrecall", *command], cwd=ROOT)
         for report in sorted(out.glob("*/*.report.json")):  # a rerun pair's old rankings go, in any format
@@ -164,7 +163,7 @@ def store_entry(path: Path, locomo: Path, generated: Path) -> str:
     Nothing is rerun: the entry keeps its claims (identity, encoder, declared flags) and its env (cost, configs,
     the host it ran on). Its rankings are cut to the benchmark's scoring depth and stored gzip-compressed
     (deterministic: mtime 0, level 9), its report is rebuilt by the replay code `verify` uses, and its scores
-    file is written anew. LoCoMo entries need `locomo` (the release they were run on).
+    file is written anew, gzip-compressed the same way. LoCoMo entries need `locomo` (the release they were run on).
     """
     from memrecall.data.rankings import rankings_rows, read_rankings_file
     from memrecall.io import write_json, write_jsonl
@@ -193,7 +192,8 @@ def store_entry(path: Path, locomo: Path, generated: Path) -> str:
     fresh = make_report(replayed, report["env"])
     write_json(path, fresh)
     text = read_rankings_file(stored)[0]
-    write_scores(path.with_name(f"{stem}.scores.jsonl"), scores_rows(bench, loaded, fresh, text))
+    write_scores(path.with_name(f"{stem}.scores.jsonl.gz"), scores_rows(bench, loaded, fresh, text))
+    path.with_name(f"{stem}.scores.jsonl").unlink(missing_ok=True)  # as sweep wrote it
     return fresh["content_sha256"]
 
 
@@ -218,34 +218,29 @@ def generated_files(site: Path) -> dict[str, Path]:
     }
 
 
-def check() -> int:
-    """Rebuild from a copy of the committed entries; 1 naming every file that differs, is missing or is extra."""
+def problems() -> list[str]:
+    """Rebuild from a copy of the committed entries; every file that differs, is missing or is extra, and every
+    README or docs/encoders.md block that differs from the entries."""
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / "leaderboard"
         shutil.copytree(SITE / "entries", copy / "entries")
         build(copy)
         fresh, committed = generated_files(copy), generated_files(SITE)
-        problems = [f"missing from docs/leaderboard: {n}" for n in sorted(set(fresh) - set(committed))]
-        problems += [f"not produced by a rebuild: {n}" for n in sorted(set(committed) - set(fresh))]
-        problems += [
+        found = [f"missing from site/leaderboard: {n}" for n in sorted(set(fresh) - set(committed))]
+        found += [f"not produced by a rebuild: {n}" for n in sorted(set(committed) - set(fresh))]
+        found += [
             f"differs from a rebuild: {n}"
             for n in sorted(set(fresh) & set(committed))
             if not filecmp.cmp(fresh[n], committed[n], shallow=False)
         ]
-        problems += [
-            f"{path.name}: its leaderboard table differs from the entries"
-            for path, text in readme_texts(SITE / "entries").items()
-            if path.read_text(encoding="utf-8") != text
-        ]
-        if ENCODERS_DOC.read_text(encoding="utf-8") != encoders_doc_text(SITE / "entries"):
-            problems.append("docs/encoders.md: its encoder overview differs from the entries")
-    for problem in problems:
-        print(f"leaderboard check: {problem}", file=sys.stderr)
-    if problems:
-        print("leaderboard check: run `python scripts/leaderboard.py build` and commit", file=sys.stderr)
-        return 1
-    print(f"leaderboard check: docs/leaderboard/ rebuilds byte for byte ({len(fresh)} files)")
-    return 0
+    found += [
+        f"{path.name}: its leaderboard table differs from the entries"
+        for path, text in readme_texts(SITE / "entries").items()
+        if path.read_text(encoding="utf-8") != text
+    ]
+    if ENCODERS_DOC.read_text(encoding="utf-8") != encoders_doc_text(SITE / "entries"):
+        found.append("docs/encoders.md: its encoder overview differs from the entries")
+    return found
 
 
 def main() -> int:
@@ -259,19 +254,12 @@ def main() -> int:
     run.add_argument("--benchmarks", default=BENCHMARKS, help=f"comma list [default: {BENCHMARKS}]")
     again = sub.add_parser("rescore", help="score committed entries again from their rankings, then rebuild")
     again.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
-    again.add_argument("--site", type=Path, default=SITE, help="the leaderboard folder [default: docs/leaderboard]")
-    sub.add_parser("build", help="rebuild the page from committed entries")
-    sub.add_parser("check", help="fail if a rebuild differs from docs/leaderboard/")
+    again.add_argument("--site", type=Path, default=SITE, help="the leaderboard folder [default: site/leaderboard]")
     args = parser.parse_args()
     if args.command == "sweep":
         sweep(args.systems, args.locomo, args.model, args.benchmarks)
-    elif args.command == "rescore":
-        rescore(args.site, args.locomo)
-    elif args.command == "build":
-        build(SITE)
-        write_readmes(SITE / "entries")
     else:
-        return check()
+        rescore(args.site, args.locomo)
     return 0
 
 

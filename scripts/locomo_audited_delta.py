@@ -1,9 +1,9 @@
 """Every LoCoMo leaderboard row on official and on audited gold, and the difference: a Markdown table.
 
 Usage:
-  python scripts/locomo_audited_delta.py --data ../shared/data/locomo10.json [--entries docs/leaderboard/entries]
+  python scripts/locomo_audited_delta.py --data ../shared/data/locomo10.json [--entries site/leaderboard/entries]
 
-Each system's committed rankings (docs/leaderboard/entries/locomo*/<system>.rankings.jsonl.gz) are scored twice
+Each system's committed rankings (site/leaderboard/entries/locomo*/<system>.rankings.jsonl.gz) are scored twice
 with memrecall's own scoring: on the evidence as released (`--gold official`) and on the evidence the
 dial481/locomo-audit corrected (`--gold audited`, errors.json read from locomo_audit/ beside --data). The audited
 headline holds one question fewer (conv-47:qa11, whose audited evidence is empty).
@@ -31,7 +31,7 @@ def main() -> None:
     """Print the table, one row per benchmark and system."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--entries", type=Path, default=Path("docs/leaderboard/entries"))
+    parser.add_argument("--entries", type=Path, default=Path("site/leaderboard/entries"))
     args = parser.parse_args()
     print(
         "| benchmark | system | n official / audited | "

@@ -6,7 +6,7 @@ Each product ranks every LoCoMo question once, at turn level, over whole stores 
 distinct sessions). The same rankings are then scored four ways: by turn or by session (`--unit session`:
 the first k distinct sessions), with category 5 (adversarial) apart or in the headline (`--category5`).
 Each product also runs on the leaderboard's generated LongMemEval file (scripts/leaderboard.py's seeded
-generator arguments). The figures go to docs/claims.json (merged by system, sorted keys), which
+generator arguments). The figures go to site/claims.json (merged by system, sorted keys), which
 docs/claims.md's table is rendered from (`--render` only rewrites that table).
 """
 
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CLAIMS_JSON = ROOT / "docs" / "claims.json"
+CLAIMS_JSON = ROOT / "site" / "claims.json"
 CLAIMS_DOC = ROOT / "docs" / "claims.md"
 PRODUCTS = "taosmd,taosmd-api,dory,dory-seeds,mneme,fluctlightdb,fluctlightdb-index,engram,midas,midas-hashing,dense"
 DEFINITIONS = {  # name -> (unit, category5)
@@ -117,7 +117,7 @@ def render(claims: dict) -> None:
 
 
 def main() -> None:
-    """Measure the chosen systems (merging into docs/claims.json), then render docs/claims.md's table."""
+    """Measure the chosen systems (merging into site/claims.json), then render docs/claims.md's table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locomo", type=Path, default=ROOT.parent / "shared" / "data" / "locomo10.json")
     parser.add_argument("--systems", default=PRODUCTS)

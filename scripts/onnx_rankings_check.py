@@ -46,7 +46,7 @@ def regenerate(args: list[str], backend: str, folder: Path, cache: Path) -> tupl
     return json.loads((folder / "report.json").read_text(encoding="utf-8")), rows
 
 
-TIE_CHECKS = {"docs/locomo_session.json": "locomo", "docs/locomo_turn.json": "locomo-turn"}
+TIE_CHECKS = {"site/locomo_session.json": "locomo", "site/locomo_turn.json": "locomo-turn"}
 
 
 def tie_check(benchmark_name: str, data: Path) -> str:

@@ -1,4 +1,4 @@
-"""Render the overview figures and report card of a report (memrecall report), by default docs/baselines.json (v3).
+"""Render the overview figures and report card of a report (memrecall report), by default site/baselines.json (v3).
 
 Usage: python scripts/plot_overview.py [REPORT] [--out DIR] [--per-query FILE] [--allow-unsigned]
 """
@@ -9,5 +9,5 @@ from pathlib import Path
 from memrecall.cli import main
 from memrecall.cli.report import report_arguments
 
-BASELINES = str(Path(__file__).resolve().parents[1] / "docs" / "baselines.json")
+BASELINES = str(Path(__file__).resolve().parents[1] / "site" / "baselines.json")
 main(report_arguments(sys.argv[1:], BASELINES, "results/overview"), prog_name="plot_overview.py")

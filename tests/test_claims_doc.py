@@ -1,4 +1,4 @@
-"""Promise: docs/claims.md's table is the one scripts/measure_claims.py renders from docs/claims.json."""
+"""Promise: docs/claims.md's table is the one scripts/measure_claims.py renders from site/claims.json."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def _script():
 
 def test_the_claims_table_is_rendered_from_the_measured_figures():
     script = _script()
-    claims = json.loads((ROOT / "docs" / "claims.json").read_text())
+    claims = json.loads((ROOT / "site" / "claims.json").read_text())
     text = (ROOT / "docs" / "claims.md").read_text()
     between = text.split(script.MARK + "\n")[1]
     assert between == script.table(claims) + "\n"
@@ -27,7 +27,7 @@ def test_the_claims_table_is_rendered_from_the_measured_figures():
 
 def test_every_product_was_scored_under_every_definition_with_intervals():
     script = _script()
-    claims = json.loads((ROOT / "docs" / "claims.json").read_text())
+    claims = json.loads((ROOT / "site" / "claims.json").read_text())
     for system, entry in claims.items():
         definitions = entry["locomo"]["definitions"]
         assert sorted(definitions) == sorted(script.DEFINITIONS), system

@@ -27,9 +27,9 @@ HEX = re.compile(r"(?<![0-9a-f])([0-9a-f]{12}|[0-9a-f]{40}|[0-9a-f]{64})(?![0-9a
 
 
 def committed_digests() -> set[str]:
-    """content_sha256 of every committed report (docs/*.json, the leaderboard's entries) and each release's sha256."""
+    """content_sha256 of every committed report (site/*.json, the leaderboard's entries) and each release's sha256."""
     found = set()
-    for path in [*ROOT.glob("docs/*.json"), *ROOT.glob("docs/leaderboard/entries/*/*.report.json")]:
+    for path in [*ROOT.glob("site/*.json"), *ROOT.glob("site/leaderboard/entries/*/*.report.json")]:
         report = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(report, dict) and "content_sha256" in report:
             found.add(report["content_sha256"])

@@ -143,7 +143,7 @@ def test_rows_are_ordered_best_first_on_the_primary_metric_of_the_hardest_group_
         ),
         (
             lambda e: (e / "locomo" / "fts5.scores.jsonl").unlink(),
-            "no fts5.scores.jsonl beside it and no --data for locomo",
+            "no fts5.scores.jsonl(.gz) beside it and no --data for locomo",
         ),
         (lambda e: (e / "epirec" / "fts5.report.json").write_text("{"), "fts5.report.json: not a readable JSON report"),
         (

@@ -21,7 +21,7 @@ from memrecall.reports.leaderboard.tables import build_tables
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = ROOT / "docs" / "leaderboard"
+COMMITTED = ROOT / "site" / "leaderboard"
 CHROMIUM = os.environ.get("MEMRECALL_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
     "--headless",
@@ -181,6 +181,39 @@ def test_a_site_with_two_encoders_filters_its_rows_in_chromium(browser, encoder_
 
 
 def test_the_committed_leaderboard_works_in_chromium(browser, tmp_path):
-    assert (COMMITTED / "index.html").is_file(), "docs/leaderboard/index.html is missing"
+    assert (COMMITTED / "index.html").is_file(), "site/leaderboard/index.html is missing"
     check_page(browser, COMMITTED, COMMITTED / "entries", tmp_path / "committed.png")
     shutil.copy(tmp_path / "committed.png", Path(os.environ.get("MEMRECALL_SCREENSHOT", tmp_path / "copy.png")))
+
+
+def test_a_row_s_diff_link_opens_its_diff_against_dense_and_the_filters_count_in_chromium(browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto((COMMITTED / "index.html").as_uri())
+    row = '#epirec-3-0-main tr[data-system="hybrid"]'
+    page.click(f"{row} details summary")
+    page.click(f"{row} a.diff")
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.url.endswith("/diffs/epirec-3-0.html#hybrid")
+    assert page.eval_on_selector("#system", "s => s.value") == "hybrid"
+    summary = 'div.summary[data-system="hybrid"]'
+    assert page.eval_on_selector(summary, "d => d.hidden") is False
+    assert page.eval_on_selector_all("div.summary", "ds => ds.filter(d => !d.hidden).length") == 1
+    heads = page.eval_on_selector_all(f"{summary} thead th", "hs => hs.map(h => h.textContent)")
+    overall = page.eval_on_selector_all(f"{summary} tbody tr:first-child td", "cs => cs.map(c => c.textContent)")
+    counts = dict(zip(heads, overall, strict=True))
+    assert int(page.text_content("#shown").split(" of ")[0]) == int(counts["n"]) == 2016
+    for outcome in ("fixed", "broken", "both found", "both missed"):
+        page.click(f'[data-outcome="{outcome}"]')
+        shown = page.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.lastChild.textContent)")
+        assert len(shown) == int(counts[outcome]) and set(shown) <= {outcome}, outcome
+    page.click('[data-outcome="all"]')
+    page.select_option("#group", "factual")
+    groups = page.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.children[1].textContent)")
+    assert len(groups) == 672 and set(groups) == {"factual"}
+    page.select_option("#system", "fts5")
+    assert page.url.endswith("#fts5")
+    assert page.eval_on_selector('div.summary[data-system="fts5"]', "d => d.hidden") is False
+    assert problems == []
+    page.close()

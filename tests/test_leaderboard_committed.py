@@ -1,4 +1,4 @@
-"""docs/leaderboard/ is exactly what its committed entries rebuild to, and its entries are ours to commit."""
+"""site/leaderboard/ is exactly what its committed entries rebuild to, and its entries are ours to commit."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
+ENTRIES = ROOT / "site" / "leaderboard" / "entries"
 
 
 def test_the_committed_page_rebuilds_byte_for_byte():
-    done = subprocess.run([sys.executable, "scripts/leaderboard.py", "check"], cwd=ROOT, capture_output=True, text=True)
+    command = [sys.executable, "scripts/site.py", "check", "leaderboard"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "rebuilds byte for byte" in done.stdout
+    assert "site check: leaderboard: site/ is what its commands make" in done.stdout
 
 
 def test_committed_locomo_files_hold_ids_and_numbers_only():
@@ -35,8 +36,8 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
                 assert sorted(row) == ["query_id", "ranked_ids", "store_id"], path
                 assert all(":" in i or i.startswith("session_") for i in row["ranked_ids"][:3]), path
                 stores[row["query_id"]] = row["store_id"]
-            scores = path.with_name(path.name.replace(".rankings.jsonl.gz", ".scores.jsonl"))
-            for line in scores.read_text().splitlines():
+            scores = path.with_name(path.name.replace(".rankings.jsonl.gz", ".scores.jsonl.gz"))
+            for line in gzip.decompress(scores.read_bytes()).decode("utf-8").splitlines():
                 row = json.loads(line)
                 # LoCoMo resamples whole conversations, so each score row names its store
                 assert sorted(row) == ["group", "query_id", "store_id", "values"] and row["group"] is None, scores
@@ -52,6 +53,18 @@ def test_committed_rankings_are_deterministic_gzip_at_the_scoring_depth():
         if path.parent.name.startswith("locomo"):
             rows = [json.loads(line) for line in gzip.decompress(data).decode("utf-8").splitlines()]
             assert max(len(r["ranked_ids"]) for r in rows) == 10, path
+
+
+def test_committed_scores_are_one_deterministic_gzip_file_per_report():
+    from memrecall.io import deflated
+
+    reports = sorted(ENTRIES.rglob("*.report.json"))
+    assert len(reports) > 200 and not list(ENTRIES.rglob("*.scores.jsonl"))  # no plain scores file is left
+    for report in reports:
+        path = report.with_name(report.name.replace(".report.json", ".scores.jsonl.gz"))
+        data = path.read_bytes()
+        assert data[:9] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02", path  # as the rankings: no name, mtime 0
+        assert deflated(gzip.decompress(data)) == data, path  # so a rescore writes the same bytes
 
 
 def test_only_tables_of_too_few_stores_warn_that_nothing_can_separate():

@@ -15,7 +15,7 @@ from memrecall.reports.leaderboard.labels import label_box, overlaps, place_labe
 from memrecall.reports.leaderboard.tables import GROUP_CAPTIONS, build_tables, ranking_groups
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = ROOT / "docs" / "leaderboard"
+COMMITTED = ROOT / "site" / "leaderboard"
 
 
 @pytest.fixture(scope="module")

@@ -183,7 +183,7 @@ def test_power_reads_an_old_shape_says_so_and_names_the_binding_it_lacks(tmp_pat
 
 # --- the committed leaderboard entries replay from their own rankings --------------------------------------------
 
-ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
+ENTRIES = ROOT / "site" / "leaderboard" / "entries"
 COMMITTED = sorted(p for p in ENTRIES.glob("*/*.report.json") if p.parent.name.startswith(("epirec", "locomo")))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import run
 
-ENTRIES = Path(__file__).resolve().parents[1] / "docs" / "leaderboard" / "entries"
+ENTRIES = Path(__file__).resolve().parents[1] / "site" / "leaderboard" / "entries"
 V2 = ENTRIES / "epirec-v2"
 V2_DATA = ENTRIES.parents[2] / "data" / "epirec_v2.json"  # the entries' data; epirec's default is now v3
 

@@ -4,7 +4,7 @@ The wheel is built from a copy of the sources (nothing is written into the check
 --no-deps into a new venv that reaches this interpreter's packages through a .pth line, minus the optional
 dependencies (Ray, pandas, the test tools, the adapters' stacks), so the run also shows the default install
 is enough for `baseline`. About a minute, most of it the baseline itself. This is docs/install.md's
-`cd /tmp && memrecall baseline` and its promise: the report's fingerprint is docs/baselines.json's.
+`cd /tmp && memrecall baseline` and its promise: the report's fingerprint is site/baselines.json's.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def test_the_wheel_carries_the_releases_byte_for_byte(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=bare, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((bare / "b.json").read_text(encoding="utf-8"))
-    committed = json.loads((ROOT / "docs" / "baselines.json").read_text(encoding="utf-8"))
+    committed = json.loads((ROOT / "site" / "baselines.json").read_text(encoding="utf-8"))
     assert report["content_sha256"] == committed["content_sha256"]
     assert report["content"]["task"]["source_sha256"] == committed["content"]["task"]["source_sha256"]
     api = subprocess.run([str(python), "-c", API_RUN], capture_output=True, text=True, env=env, cwd=bare, timeout=300)

@@ -57,8 +57,8 @@ def test_harness_rows_show_every_mode_with_its_apart_rows(modes):
 
 @pytest.mark.parametrize("name", ["locomo_session", "locomo_turn"])
 def test_the_committed_locomo_cards_show_every_mode_of_their_report(name):
-    report = json.loads((ROOT / "docs" / f"{name}.json").read_text(encoding="utf-8"))
-    card = (ROOT / "docs" / "figures" / name / "README.md").read_text(encoding="utf-8")
+    report = json.loads((ROOT / "site" / f"{name}.json").read_text(encoding="utf-8"))
+    card = (ROOT / "site" / "figures" / name / "README.md").read_text(encoding="utf-8")
     for mode in report["content"]["system_order"]:
         overall = report["content"]["systems"][mode]["results"]["overall"]
         value = overall[report["content"]["primary_metric"]]
@@ -229,7 +229,7 @@ def test_a_baseline_report_compares_like_for_like_with_a_run_of_the_same_release
         assert result.exit_code == 0, result.output
         assert "comparison: like-for-like" in result.output
     v1 = run(
-        "compare", ROOT / "docs" / "baselines_v2.json", ROOT / "docs" / "baselines_v1.json", "--output", tmp_path / "x"
+        "compare", ROOT / "site" / "baselines_v2.json", ROOT / "site" / "baselines_v1.json", "--output", tmp_path / "x"
     )
     assert_one_line_error(v1, "not like-for-like: 2 comparability field(s) differ")
     assert "differs: protocol: '2.0' vs '1.0'" in v1.output and "comparability: 'absent'" not in v1.output
@@ -270,7 +270,7 @@ def test_plot_overview_takes_out_alone_or_with_a_report(tmp_path, args):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     card = (tmp_path / ("card" if args else "results/overview") / "README.md").read_text()
-    expected = report if "REPORT" in args or "--out=OUT" in args else ROOT / "docs" / "baselines.json"
+    expected = report if "REPORT" in args or "--out=OUT" in args else ROOT / "site" / "baselines.json"
     fingerprint = report_fingerprint(json.loads(expected.read_text()))
     assert f"| report fingerprint (content sha256) | `{fingerprint}` |" in card
 

@@ -27,7 +27,7 @@ TIME_LIMIT = 120  # seconds; each variant takes about 2 s
 HOSTILE_DEPTH = 100_000
 SLOT = "@@slot@@"
 BEIR = Path(__file__).resolve().parents[2] / "examples" / "data" / "beir_memory"
-REPORT = Path(__file__).resolve().parents[2] / "docs" / "baselines.json"
+REPORT = Path(__file__).resolve().parents[2] / "site" / "baselines.json"
 
 CHILD = """
 import atexit, os, resource, sys

@@ -18,7 +18,7 @@ from memrecall.io import announce
 @QUIET
 def leaderboard(folder, out, data_values, trusted, quiet) -> None:
     """Build the leaderboard from every *.report.json under FOLDER (each with SYSTEM.rankings.jsonl(.gz) and
-    SYSTEM.scores.jsonl beside it, as `memrecall sweep` writes them) into the site folder --out. Same inputs,
+    SYSTEM.scores.jsonl(.gz) beside it, as `memrecall sweep` writes them) into the site folder --out. Same inputs,
     same bytes. Entries whose data --benchmark-data gives are replayed; the rest keep their fingerprint state; a
     signed row must be signed by a --key."""
     from memrecall.cli.common import new_plan

@@ -3,6 +3,8 @@
 The leaderboard's paired tests need per-query values; a scores file lets it rebuild from committed files
 where the dataset may not be (LoCoMo's text and gold never leave the user's disk, only these numbers do).
 Rows: {"query_id", "group" (the primary stratum, for benchmarks tabled by it, else null), "values"}.
+A scores file is plain (`SYSTEM.scores.jsonl`, as `sweep` writes it) or gzip-compressed (`SYSTEM.scores.jsonl.gz`,
+as the committed leaderboard stores it, deterministically: memrecall.io.deflated); readers take either.
 """
 
 from __future__ import annotations
@@ -11,14 +13,17 @@ import json
 from pathlib import Path
 
 from memrecall.benchmarks import Benchmark, Loaded
-from memrecall.data.jsonfile import DuplicateKey, loads_strict, read_regular_text
+from memrecall.data.compressed import inflated
+from memrecall.data.jsonfile import DuplicateKey, loads_strict, read_regular_bytes
 from memrecall.data.rankings import check_rows, parse_rankings_text
+from memrecall.data.text import decode_utf8
 from memrecall.errors import RankingsError
 from memrecall.io import canonical_json
 from memrecall.scoring.metrics import parse_metric
 from memrecall.scoring.policy import in_headline, per_query_values
 
 GROUPED = frozenset({"epirec"})
+SCORES_BESIDE = (".scores.jsonl.gz", ".scores.jsonl")  # as the leaderboard's entries store them, or sweep writes them
 
 
 def scores_rows(bench: Benchmark, loaded: Loaded, report: dict, rankings_text: str) -> list[dict]:
@@ -44,16 +49,24 @@ def scores_rows(bench: Benchmark, loaded: Loaded, report: dict, rankings_text: s
 
 
 def write_scores(path: Path, rows: list[dict]) -> None:
-    """Write scores rows as canonical JSON lines."""
-    from memrecall.io import atomic_write_text
+    """Write scores rows as canonical JSON lines; gzip-compressed (deterministic) for a .gz path."""
+    from memrecall.io import atomic_write_bytes, deflated
 
-    atomic_write_text(path, "".join(canonical_json(r) + "\n" for r in rows))
+    data = "".join(canonical_json(r) + "\n" for r in rows).encode("utf-8")
+    atomic_write_bytes(path, deflated(data) if path.name.endswith(".gz") else data)
+
+
+def scores_beside(report: Path) -> list[Path]:
+    """The scores files beside a NAME.report.json: NAME.scores.jsonl.gz and/or NAME.scores.jsonl."""
+    stem = Path(report).name.removesuffix(".report.json")
+    return [p for p in (Path(report).with_name(stem + suffix) for suffix in SCORES_BESIDE) if p.is_file()]
 
 
 def read_scores(path: Path) -> list[dict]:
-    """Scores rows of a file; a line that is not a scores row is an error naming the file and line."""
+    """Scores rows of a file (plain or gzip); a line that is not a scores row is an error naming the file and line."""
     rows = []
-    for number, line in enumerate(read_regular_text(path).splitlines(), start=1):
+    text = decode_utf8(path, inflated(path, read_regular_bytes(path)))
+    for number, line in enumerate(text.splitlines(), start=1):
         try:
             row = loads_strict(line)
         except (json.JSONDecodeError, DuplicateKey) as exc:

@@ -18,7 +18,7 @@ from memrecall.reports.content import shape_problem
 from memrecall.reports.leaderboard.encoders import RowEncoder, row_encoder
 from memrecall.reports.proof.identity import isolation
 from memrecall.reports.proof.verification import Check, report_state, verify_report
-from memrecall.reports.query_scores import read_scores, scores_rows
+from memrecall.reports.query_scores import read_scores, scores_beside, scores_rows
 from memrecall.reports.rankings_files import rankings_beside_report
 from memrecall.scoring.metrics import cluster_numbers
 
@@ -150,7 +150,6 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
         problem = UNSANDBOXED[isolation(content, content["system_order"][0])]
     if problem:
         raise DatasetError(str(path), "", problem)
-    stem = path.name.removesuffix(".report.json")
     rankings = rankings_beside_report(path)
     bench = get_benchmark(content["benchmark"])
     found = data.get((bench.name, content["task"]["source_sha256"]))
@@ -162,8 +161,16 @@ def read_entry(path: Path, data: Mapping[tuple[str, str], tuple[Path, Loaded]], 
     checks = [*checks, rankings_check(content["systems"][name].get("rankings_sha256"), rankings)]
     entry = Entry(path, rankings, report, name, [], report_state(report, checks), checks)
     loaded = found[1] if found else None
-    entry.scores = _scores(entry, bench, loaded, path.with_name(f"{stem}.scores.jsonl"))
+    entry.scores = _scores(entry, bench, loaded, scores_beside_report(path))
     return entry
+
+
+def scores_beside_report(path: Path) -> Path | None:
+    """The one scores file beside a report (SYSTEM.scores.jsonl.gz or .jsonl), or None; two of them is an error."""
+    found = scores_beside(path)
+    if len(found) > 1:
+        raise DatasetError(str(path), "", f"two scores files beside it ({found[0].name}, {found[1].name}); keep one")
+    return found[0] if found else None
 
 
 def rankings_check(expected: object, path: Path) -> Check:
@@ -180,20 +187,23 @@ def rankings_check(expected: object, path: Path) -> Check:
     return Check("rankings file", ok, detail)
 
 
-def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path) -> list[dict]:
+def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path | None) -> list[dict]:
     """The entry's per-query scores: from its file (checked against the report, and the data when given)."""
     computed = None
     if loaded is not None:
         computed = scores_rows(bench, loaded, entry.report, read_rankings_file(entry.rankings_path)[0])
-    if path.is_file():
+    if path is not None:
         rows = read_scores(path)
         if computed is not None and rows != computed:
             raise DatasetError(str(path), "", "differs from the scores of its rankings on the data")
     elif computed is not None:
         rows = computed
     else:
-        raise DatasetError(str(entry.report_path), "", f"no {path.name} beside it and no --data for {bench.name}")
-    _check_means(entry, rows, path)
+        stem = entry.report_path.name.removesuffix(".report.json")
+        raise DatasetError(
+            str(entry.report_path), "", f"no {stem}.scores.jsonl(.gz) beside it and no --data for {bench.name}"
+        )
+    _check_means(entry, rows, path or entry.report_path)
     return rows
 
 

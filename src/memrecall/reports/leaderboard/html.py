@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memrecall.reports.escape import html_attr, html_text
+from memrecall.reports.leaderboard.diffs import diff_page, diff_path, has_diff
 from memrecall.reports.leaderboard.encoder_overview import encoder_names, overview_section
 from memrecall.reports.leaderboard.encoders import NO_ENCODER
 from memrecall.reports.leaderboard.entries import Entry
@@ -139,7 +140,7 @@ def details_cell(table: Table, entry: Entry, site: Path, tested: bool) -> str:
 
 
 def links(table: Table, entry: Entry, site: Path) -> str:
-    """Card, report, rankings and config links of a row."""
+    """Row page, report, rankings and config links of a row, and its diff against dense when it is a comparable row."""
     card = row_page_path(table, entry)
     parts = [
         f'<a href="{html_attr(card)}">card</a>',
@@ -147,6 +148,11 @@ def links(table: Table, entry: Entry, site: Path) -> str:
         f'<a href="{html_attr(link(entry.rankings_path, site))}">rankings</a>',
         f'<a href="{html_attr(card)}#config">config</a>',
     ]
+    if has_diff(table) and entry in table.rows:
+        dense = entry.row == DENSE_ROW
+        target = diff_path(table) if dense else diff_path(table, entry)
+        words = "diffs against it" if dense else "diff against dense"
+        parts.append(f'<a class="diff" href="{html_attr(target)}">{words}</a>')
     return '<span class="links">' + " &middot; ".join(parts) + "</span>"
 
 
@@ -343,10 +349,12 @@ def index_page(tables: Sequence[Table], site: Path) -> str:
 
 
 def site_files(tables: Sequence[Table], site: Path) -> dict[str, bytes]:
-    """Every file of the site by relative path: index, one card per row, one figure per table."""
+    """Every file of the site by relative path: index, one card per row, one figure and diff page per table."""
     files = {"index.html": index_page(tables, site).encode("utf-8")}
     for table in tables:
         files[f"figures/{table.slug}.svg"] = figure_svg(table, table.rows)
+        if has_diff(table):
+            files[diff_path(table)] = diff_page(table, site).encode("utf-8")
         for entry in [*table.rows, *table.oracle, *(e for e, _ in table.apart)]:
             path = row_page_path(table, entry)
             if path in files:
