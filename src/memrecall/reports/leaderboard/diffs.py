@@ -17,8 +17,8 @@ from urllib.parse import quote
 from memrecall.reports.diff.content import OUTCOMES, outcome
 from memrecall.reports.diff.page import STYLE, script_json
 from memrecall.reports.escape import html_attr, html_text
-from memrecall.reports.leaderboard.pages import link
 from memrecall.reports.leaderboard.entries import Entry
+from memrecall.reports.leaderboard.pages import link
 from memrecall.reports.leaderboard.tables import DENSE_ROW, Table
 from memrecall.scoring.metrics import parse_metric
 
