@@ -71,8 +71,8 @@ def test_a_name_without_identity_is_memrecalls_own_only_when_registered(tmp_path
                tmp_path / "b.json").exit_code == 0  # fmt: skip
     report = json.loads((tmp_path / "b.json").read_text())
     content = report["content"]
-    content["strategies"]["my-own-thing"] = content["strategies"].pop("hashing")
-    content["strategy_order"] = ["my-own-thing" if s == "hashing" else s for s in content["strategy_order"]]
+    content["systems"]["my-own-thing"] = content["systems"].pop("hashing")
+    content["system_order"] = ["my-own-thing" if s == "hashing" else s for s in content["system_order"]]
     report[FINGERPRINT_KEY] = content_sha256(content)
     (tmp_path / "renamed.json").write_text(json.dumps(report))
     result = run("verify", tmp_path / "renamed.json")
