@@ -110,10 +110,12 @@ class HashedCodeFinder(importlib.abc.MetaPathFinder):
             raise ConfigError(f"{origin}: bytecode without its source; the plug-in runs only from source")
         relative = origin.relative_to(self.root).as_posix() if self.root in origin.parents else None
         if relative is None or relative not in self.files:
-            if self._within(origin, self.environment):
-                return None
-            if relative is not None:  # under the plug-in's folder and not hashed
+            environment = [root for root in self.environment if root in origin.parents]
+            if relative is not None and not any(self.root in root.parents for root in environment):
+                # under the plug-in's folder, not hashed, and not in an environment kept inside that folder
                 raise ConfigError(f"the plug-in's file {origin} was not there when the scorer hashed its code")
+            if environment:
+                return None
             if isinstance(spec.loader, importlib.machinery.SourceFileLoader):
                 spec.loader = SourceOnlyLoader(fullname, str(origin))
                 spec.cached = None
