@@ -451,3 +451,240 @@ def test_the_data_file_is_covered_even_inside_the_plug_ins_own_folder(plugins):
     assert result.exit_code == 0, result.output
     assert entry(json.loads(output.read_text()))["identity"]["config"] == {"error": "PermissionError"}
     assert data.stat().st_size > 0
+
+
+PROBING_HTTP = '''
+import json
+import socket
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+PORT, TARGET = int(sys.argv[1]), int(sys.argv[2])
+
+
+def reached():
+    try:
+        socket.create_connection(("127.0.0.1", TARGET), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = {"results": [{"id": "d1" if reached() else "d2"}]} if self.path == "/search" else {}
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+HTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
+'''
+
+PROBING_MCP = '''
+import socket
+import sys
+
+from mcp.server.fastmcp import FastMCP
+
+TARGET = int(sys.argv[1])
+server = FastMCP("probe")
+
+
+@server.tool()
+def add(text: str) -> dict:
+    return {"ok": True}
+
+
+@server.tool()
+def search(query: str) -> dict:
+    try:
+        socket.create_connection(("127.0.0.1", TARGET), timeout=2).close()
+        return {"results": [{"id": "d1"}]}
+    except OSError:
+        return {"results": [{"id": "d2"}]}
+
+
+server.run()
+'''
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 outside any sandbox that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port, self.accepted = self.server.getsockname()[1], 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            client.close()
+
+
+def probing_service(folder: Path, kind: str, target: int) -> Path:
+    """A service file whose server answers each search with d1 when it could connect to 127.0.0.1:target, else d2."""
+    script = folder / f"probe_{kind}.py"
+    script.write_text(PROBING_HTTP if kind == "http" else PROBING_MCP, encoding="utf-8")
+    if kind == "http":
+        command = json.dumps([sys.executable, str(script), "{port}", str(target)])
+        calls = '[http]\nbase_url = "http://127.0.0.1:{port}"\ntimeout = 20\n[add]\npath = "/add"\n'
+        calls += '[search]\npath = "/search"\nhits = "results"\n'
+    else:
+        command = json.dumps([sys.executable, str(script), str(target)])
+        calls = '[add]\ntool = "add"\narguments = { text = "{text}" }\nreply = "text"\n'
+        calls += '[search]\ntool = "search"\narguments = { query = "{query}" }\nreply = "text"\nhits = "results"\n'
+    spec = folder / f"probe_{kind}.toml"
+    head = f'name = "probe"\nkind = "{kind}"\n[server]\ncommand = {command}\nready_timeout = 60\n'
+    spec.write_text(f'{head}{calls}[ids]\nmatch = "id"\n', encoding="utf-8")
+    return spec
+
+
+@pytest.mark.parametrize("kind", ["http", "mcp"])
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_a_service_reaches_only_its_own_loopback(tmp_path, monkeypatch, kind, sandboxed):
+    """A real service the test starts tries to connect to a port the test listens on outside: inside the
+    sandbox it cannot (its network namespace has only its own loopback), while the scorer still reaches the
+    service (HTTP: through the relay's unix socket). Unsandboxed, the same service reaches the port: the
+    contrast that shows the test can fail."""
+    from types import SimpleNamespace
+
+    from memrecall.systems import sandbox
+    from memrecall.systems.services.loading import load_service
+
+    if kind == "mcp":
+        pytest.importorskip("mcp", reason="the mcp SDK is not installed")
+    if not sandboxed:
+        monkeypatch.setattr(sandbox, "_probed", {"bwrap": "bubblewrap (bwrap) is not installed (test)"})
+    listener = Listener()
+    adapter, _ = load_service(str(probing_service(tmp_path, kind, listener.port)))
+    store = [SimpleNamespace(id=f"d{i}", text=f"note {i}", timestamp=None) for i in (1, 2, 3)]
+    try:
+        adapter.prepare(SimpleNamespace(depth=None))
+        adapter.index(store)
+        ranking = adapter.rank(SimpleNamespace(id="q1", store_id="s1", text="note", time=None))
+        port = getattr(adapter, "_base", "").rpartition(":")[2]
+        if kind == "http" and sandboxed:  # its port is in its own namespace: nothing listens there on the host
+            import socket
+
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
+    finally:
+        adapter.close()
+    listener.server.close()
+    if sandboxed:
+        assert ranking == ["d2", "d1", "d3"] and listener.accepted == 0
+    else:
+        assert ranking == ["d1", "d2", "d3"] and listener.accepted >= 1
+
+
+VERSIONED = 'VERSION = "{version}"\n'
+ENTRY = """from {module} import VERSION
+
+
+class Entry:
+    def index(self, documents):
+        self.ids = [d.id for d in documents]
+
+    def rank(self, query):
+        return list(self.ids)
+
+    def config(self):
+        return {{"version": VERSION}}
+"""
+PLACES = {  # where the stale module sits: the entry's spec, the file it imports and its dotted name
+    "a module beside a single-file plug-in": ("entry:Entry", "helper.py", "helper"),
+    "a regular package beside a single-file plug-in": ("entry:Entry", "helpers/deep/helper.py", "helpers.deep.helper"),
+    "a submodule of a package plug-in": ("plug.entry:Entry", "plug/sub/helper.py", "plug.sub.helper"),
+    "a folder on the search path outside the plug-in": ("entry:Entry", "../elsewhere/outside.py", "outside"),
+}
+
+
+def plant_stale(path: Path) -> None:
+    """`path` compiled while it says "cheat", then rewritten to say "plain" with the same size and mtime."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for version in ("cheat", "plain"):
+        path.write_text(VERSIONED.format(version=version), encoding="utf-8")
+        os.utime(path, (1_700_000_000, 1_700_000_000))
+        if version == "cheat":
+            py_compile.compile(str(path), doraise=True)
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+@pytest.mark.parametrize("place", list(PLACES))
+def test_stale_bytecode_never_runs_wherever_the_module_sits(tmp_path, monkeypatch, place, sandbox):
+    """A stale .pyc (compiled from a cheating file later replaced by an innocent one of the same size and mtime)
+    in every place a plug-in can import from: plain Python runs the cheat, the worker runs the innocent source,
+    and the plug-in's own files are all in its identity."""
+    spec, module_file, dotted = PLACES[place]
+    module_name, attr = spec.split(":")
+    folder = tmp_path / "work"
+    module = (folder / module_file).resolve()
+    outside = folder not in module.parents
+    plant_stale(module)
+    source = folder / (module_name.replace(".", "/") + ".py")
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(ENTRY.format(module=dotted), encoding="utf-8")
+    for package in (*module.parents, *source.parents):  # every folder between the plug-in's and the file's
+        if folder in package.parents:
+            (package / "__init__.py").touch()
+    search = [str(folder), *([str(module.parent)] if outside else [])]
+    plain = subprocess.run(
+        [sys.executable, "-c", f"import sys; sys.path[:0] = {search!r}; import {dotted}; print({dotted}.VERSION)"],
+        cwd=folder, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert plain.stdout.strip() == "cheat"  # Python itself runs the stale bytecode: the cheat is real
+    monkeypatch.chdir(folder)
+    for folder_on_path in search:
+        monkeypatch.syspath_prepend(folder_on_path)
+    extra = ("--allow-read", str(module.parent)) if outside and sandbox == "bwrap" else ()
+    result, report = run_plugin(folder, attr, "--sandbox", sandbox, *extra, module=module_name)
+    assert result.exit_code == 0, result.output
+    identity = entry(report)["identity"]
+    assert identity["config"] == {"version": "plain"}
+    root = folder / module_name.partition(".")[0] if "." in module_name else folder
+    hashed = {f["path"] for f in identity["code"]["files"]}
+    if outside:  # code from elsewhere is never listed as the plug-in's
+        assert hashed == {"entry.py"}
+    else:
+        assert module.relative_to(root).as_posix() in hashed
+
+
+@pytest.mark.parametrize(
+    ("place", "said"),
+    [
+        ("a namespace folder beside a single-file plug-in", "was not there when the scorer hashed its code"),
+        ("bytecode without its source", "bytecode without its source; the plug-in runs only from source"),
+    ],
+)
+def test_code_that_was_not_hashed_is_refused_in_one_line(tmp_path, monkeypatch, place, said):
+    """Unsandboxed, where every file is visible: a module under the plug-in's folder that the scorer did not
+    hash (a folder without __init__.py, which is no package of the module's) or a bare .pyc is refused."""
+    if place.startswith("a namespace"):
+        (tmp_path / "loose").mkdir()
+        (tmp_path / "loose" / "helper.py").write_text(VERSIONED.format(version="plain"), encoding="utf-8")
+        dotted = "loose.helper"
+    else:
+        plant_stale(tmp_path / "ghost.py")
+        compiled = next((tmp_path / "__pycache__").glob("ghost.*.pyc"))
+        compiled.rename(tmp_path / "ghost.pyc")
+        (tmp_path / "ghost.py").unlink()
+        dotted = "ghost"
+    (tmp_path / "entry.py").write_text(ENTRY.format(module=dotted), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result, report = run_plugin(tmp_path, "Entry", "--sandbox", "none", module="entry")
+    assert result.exit_code == 1 and report is None
+    (line,) = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert said in line

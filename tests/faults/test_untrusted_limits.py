@@ -20,7 +20,7 @@ import pytest
 from conftest import FIXTURES, MINI_RELEASE
 from helpers import export_hashing
 
-from memrecall.data.limits import GZIP_RATIO_FLOOR, MAX_JSON_DEPTH
+from memrecall.data.limits import GZIP_RATIO_FLOOR, MAX_INPUT_BYTES, MAX_JSON_DEPTH
 
 MEMORY_CAP = 1 << 30  # bytes of address space the child may map
 TIME_LIMIT = 120  # seconds; each variant takes about 2 s
@@ -322,7 +322,7 @@ def test_the_gzip_caps_are_the_smaller_of_ratio_and_size(monkeypatch):
     from memrecall.io import deflated
 
     assert compressed.inflation_cap(10) == GZIP_RATIO_FLOOR
-    monkeypatch.setattr(compressed, "MAX_INFLATED_BYTES", 100)
+    monkeypatch.setattr(compressed, "MAX_INPUT_BYTES", 100)
     assert compressed.inflated("x.gz", deflated(b"a" * 100)) == b"a" * 100
     with pytest.raises(DatasetError, match="inflates to more than 100 bytes"):
         compressed.inflated("x.gz", deflated(b"a" * 101))
@@ -363,3 +363,18 @@ def test_a_file_whose_write_fails_is_never_announced(tmp_path, monkeypatch):
     assert result.exit_code != 0
     assert "report:" not in result.output
     assert not output.exists()
+
+
+@pytest.mark.parametrize("fmt_name", sorted(set(FORMATS) - {"longmemeval"}))
+def test_a_plain_file_past_the_input_cap_is_refused_before_it_is_read(tmp_path, bases, fmt_name):
+    """Every format read whole: its valid text followed by zeros to one byte past MAX_INPUT_BYTES (a sparse
+    file: no disk), refused from its size before any of it is read. LongMemEval is streamed record by record,
+    never held whole, so its size is not capped (its `_m` split is 2.7 GB)."""
+    fmt = FORMATS[fmt_name]
+    written = fmt.write(tmp_path, bases[fmt_name])
+    named = written / "corpus.jsonl" if fmt_name == "beir" else written
+    os.truncate(named, MAX_INPUT_BYTES + 1)
+    output = tmp_path / "out" / "r.json"
+    outcome = run_bounded(fmt.command(written, output), tmp_path)
+    assert_refused(outcome, named, f"is {MAX_INPUT_BYTES + 1:,} bytes; memrecall reads input files of at most", output)
+    assert outcome.peak_kib * 1024 < 200 << 20  # none of it was read

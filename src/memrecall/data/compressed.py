@@ -1,7 +1,7 @@
 """gzip-compressed rankings, read transparently (memrecall.io.deflated writes them deterministically).
 
 Every member is inflated in a stream, chunk by chunk, and the file is refused as soon as its output passes
-MAX_INFLATED_BYTES or MAX_GZIP_RATIO times its own size: a gzip bomb is never inflated.
+MAX_INPUT_BYTES or MAX_GZIP_RATIO times its own size: a gzip bomb is never inflated.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from memrecall.data.limits import GZIP_RATIO_FLOOR, MAX_GZIP_RATIO, MAX_INFLATED_BYTES
+from memrecall.data.limits import GZIP_RATIO_FLOOR, MAX_GZIP_RATIO, MAX_INPUT_BYTES
 from memrecall.errors import DatasetError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -23,7 +23,7 @@ def is_gzip(data: bytes) -> bool:
 
 def inflation_cap(size: int) -> int:
     """The most bytes a gzip file of `size` bytes may inflate to."""
-    return min(MAX_INFLATED_BYTES, max(GZIP_RATIO_FLOOR, MAX_GZIP_RATIO * size))
+    return min(MAX_INPUT_BYTES, max(GZIP_RATIO_FLOOR, MAX_GZIP_RATIO * size))
 
 
 def inflated(path: str | Path, data: bytes) -> bytes:
@@ -56,5 +56,5 @@ def too_large(size: int, cap: int) -> str:
     """The refusal of a gzip file whose content passes its cap."""
     return (
         f"inflates to more than {cap:,} bytes from {size:,}; memrecall inflates gzip files to at most "
-        f"{MAX_INFLATED_BYTES:,} bytes and {MAX_GZIP_RATIO} times their size, and stopped there"
+        f"{MAX_INPUT_BYTES:,} bytes and {MAX_GZIP_RATIO} times their size, and stopped there"
     )

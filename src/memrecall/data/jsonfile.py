@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from memrecall.data import limits
 from memrecall.data.limits import MAX_JSON_DEPTH
 from memrecall.data.nesting import check_depth, depth_limited, position, too_deep_offset, too_deep_problem
 from memrecall.data.text import decode_utf8, lone_surrogate_escape, lone_surrogate_problem
@@ -128,13 +129,29 @@ def open_regular(path: str | Path) -> IO[bytes]:
     return os.fdopen(fd, "rb")
 
 
+def too_big(size: int) -> str:
+    """The refusal of a file larger than MAX_INPUT_BYTES."""
+    return (
+        f"is {size:,} bytes; memrecall reads input files of at most {limits.MAX_INPUT_BYTES:,} bytes "
+        "(MAX_INPUT_BYTES) and read none of it"
+    )
+
+
 def read_regular_bytes(path: str | Path) -> bytes:
-    """The bytes of a regular file (DatasetError for anything else or when it cannot be read)."""
+    """The bytes of a regular file of at most MAX_INPUT_BYTES (DatasetError for anything else, for a larger
+    file before any of it is read, or when it cannot be read)."""
+    cap = limits.MAX_INPUT_BYTES
     with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > cap:
+            raise DatasetError(str(path), "", too_big(size))
         try:
-            return handle.read()
+            data = handle.read(cap + 1)  # a file that grows while it is read is still cut at the cap
         except OSError as exc:
             raise DatasetError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
+    if len(data) > cap:
+        raise DatasetError(str(path), "", too_big(len(data)))
+    return data
 
 
 def file_sha256(path: Path) -> str:

@@ -100,7 +100,6 @@ class Mounts:
     extra_env: dict[str, str] = field(default_factory=dict)
     writable: tuple[str, ...] = ()  # bound read-write (a service's own data folder)
     workdir: str = SCRATCH
-    host_network: bool = False  # an HTTP service: the host's network namespace (see docs/verification.md)
 
 
 def python_paths() -> list[str]:
@@ -141,8 +140,6 @@ def _bind(path: str) -> list[str]:
 def bwrap_command(argv: Sequence[str], mounts: Mounts, environ: dict[str, str]) -> list[str]:
     """`bwrap ... argv`: the namespaces, the read-only binds, the scratch folder, then the command."""
     command = [shutil.which("bwrap") or "bwrap", *_user_namespace(), *NAMESPACES]
-    if mounts.host_network:
-        command.remove("--unshare-net")
     command += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--tmpfs", SCRATCH]
     command += ["--proc", "/proc", "--dev", "/dev"]
     for path in SYSTEM_DIRS + ETC_FILES:

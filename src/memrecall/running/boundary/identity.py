@@ -74,9 +74,12 @@ def _namespace_folders(top: str) -> list[str]:
 
 
 def code_files(root: Path, package: bool) -> dict[str, str]:
-    """Relative path -> sha256 of every source and extension file of a package (or of a module's folder, not
-    its subfolders), in path order."""
-    found = root.rglob("*") if package else root.glob("*")
+    """Relative path -> sha256 of every source and extension file of a package (or of a module's folder and
+    the regular packages in it, which the module can import), in path order."""
+    found = list(root.rglob("*") if package else root.glob("*"))
+    if not package:
+        for sub in sorted(p for p in found if p.is_dir() and p.name.isidentifier() and (p / "__init__.py").is_file()):
+            found += sub.rglob("*")
     files = sorted(p for p in found if p.name.endswith(CODE_SUFFIXES) and "__pycache__" not in p.parts and p.is_file())
     if len(files) > MAX_CODE_FILES:
         from memrecall.errors import ConfigError

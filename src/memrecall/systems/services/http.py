@@ -53,19 +53,21 @@ class HttpServiceAdapter(ServiceAdapter):
         """Start the server command in a fresh folder and wait until it answers (or only open a client)."""
         import httpx
 
-        self._client = httpx.Client(headers=self.spec.headers, trust_env=False)
         if not self.spec.command:
+            self._client = httpx.Client(headers=self.spec.headers, trust_env=False)
             return
         port = self.spec.port or free_port()
         folder = self._folder.store_folder()
         values = server_values(self.spec, folder, port)
         argv = [str(fill(part, values)) for part in self.spec.command]
         self._base = fill(self.spec.base_url, {"port": port}).rstrip("/")
-        argv, env = sandboxed(argv, server_env(self.spec, values), values, host_network=True)
+        argv, env, relay = sandboxed(argv, server_env(self.spec, values), values, relay_port=port)
+        transport = httpx.HTTPTransport(uds=str(relay)) if relay is not None else None
+        self._client = httpx.Client(headers=self.spec.headers, trust_env=False, transport=transport)
         self._process = ServerProcess(self.name, argv, env, folder, self.spec.stop_timeout)
         ready = fill(self.spec.ready_url, {"port": port}) if self.spec.ready_url else None
         try:
-            self._process.wait_ready(ready, port, self.spec.ready_timeout)
+            self._process.wait_ready(ready, port, self.spec.ready_timeout, relay)
         except SystemFailure:
             self._stop()
             raise

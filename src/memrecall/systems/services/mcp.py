@@ -95,7 +95,7 @@ class McpServiceAdapter(ServiceAdapter):
         folder = self._folder.store_folder()
         values = server_values(self.spec, folder, None)
         argv = with_exit_line([str(fill(part, values)) for part in self.spec.command])
-        argv, env = sandboxed(argv, server_env(self.spec, values), values, host_network=False)
+        argv, env, _ = sandboxed(argv, server_env(self.spec, values), values)
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(folder))
         self._log = folder / "server-stderr.log"
         self._errlog = open(self._log, "w", encoding="utf-8")  # noqa: SIM115 - the server's stderr, its whole life

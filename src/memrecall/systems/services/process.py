@@ -49,25 +49,37 @@ def server_env(spec: ServiceSpec, values: dict[str, Any]) -> dict[str, str]:
     return {**inherited, **common.OFFLINE_ENV, "HOME": values["folder"], **own}
 
 
+RELAY_SOCKET = ".memrecall-relay.sock"
+MAX_SOCKET_PATH = 107  # sun_path holds 108 bytes with the closing NUL
+
+
 def sandboxed(
-    argv: list[str], env: dict[str, str], values: dict[str, Any], host_network: bool
-) -> tuple[list[str], dict[str, str]]:
-    """argv run inside bubblewrap (systems/sandbox.py): its folder read-write and its working folder,
-    the service file's folder, the command and the local model read-only, no other file of this machine's
-    users; its own network namespace (stdio services) or the host's (HTTP services). Where bubblewrap cannot
-    run, (argv, env) as they are, with one warning; the adapter's config says which."""
+    argv: list[str], env: dict[str, str], values: dict[str, Any], relay_port: int | None = None
+) -> tuple[list[str], dict[str, str], Path | None]:
+    """argv run inside bubblewrap (systems/sandbox.py), in its own network namespace (only its own loopback),
+    its folder read-write and its working folder, the service file's folder, the command and the local model
+    read-only, no other file of this machine's users; with `relay_port` (an HTTP service), the server runs
+    under the relay (services/relay.py), and the unix socket the scorer reaches its port through is the third
+    value. Where bubblewrap cannot run, (argv, env, None) as they are, with one warning; the adapter's config
+    says which."""
     non_dumpable()
     problem = bwrap_problem()
     if problem:
         print(f"warning: the service runs unsandboxed: {problem}", file=sys.stderr)
-        return argv, env
+        return argv, env, None
     found = shutil.which(argv[0]) if argv else None
     code = [values["spec_dir"], *([str(Path(found).resolve())] if found else [])]
     code += [values["local_model"]] if values.get("local_model") else []
     folder = values["folder"]
-    mounts = Mounts(code=tuple(code), writable=(folder,), workdir=folder, host_network=host_network,
-                    extra_env={"HOME": folder})  # fmt: skip
-    return bwrap_command(argv, mounts, env), {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    relay: Path | None = None
+    if relay_port is not None:
+        relay = Path(folder) / RELAY_SOCKET
+        if len(os.fsencode(relay)) > MAX_SOCKET_PATH:
+            raise SystemFailure(f"the service folder's socket path {relay} is longer than {MAX_SOCKET_PATH} bytes; "
+                                "set TMPDIR to a shorter folder")  # fmt: skip
+        argv = [sys.executable, "-m", "memrecall.systems.services.relay", str(relay), str(relay_port), "--", *argv]
+    mounts = Mounts(code=tuple(code), writable=(folder,), workdir=folder, extra_env={"HOME": folder})
+    return bwrap_command(argv, mounts, env), {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, relay
 
 
 def sandbox_fact() -> str:
@@ -142,30 +154,34 @@ class ServerProcess:
         code = self.exited()
         return None if code is None else died(self.name, code, self.log)
 
-    def wait_ready(self, url: str | None, port: int | None, timeout: float) -> None:
-        """Poll `url` (any HTTP answer) or, without one, the port (a TCP connect) until it answers."""
+    def wait_ready(self, url: str | None, port: int | None, timeout: float, relay: Path | None = None) -> None:
+        """Poll `url` (any HTTP answer) or, without one, the port (a TCP connect) until it answers; through the
+        relay's unix socket when there is one (it appears once the port accepts a connection)."""
         import httpx
 
         deadline = time.monotonic() + timeout
-        while True:
-            failure = self.failure()
-            if failure is not None:
-                raise failure
-            left = deadline - time.monotonic()
-            if left <= 0:
-                where = url or f"127.0.0.1:{port}"
-                raise SystemFailure(f"{self.name}: the server did not answer at {where} within {timeout:g} s")
-            try:
-                if url:
-                    httpx.get(url, timeout=min(2.0, left))
+        client = httpx.Client(trust_env=False, transport=httpx.HTTPTransport(uds=str(relay)) if relay else None)
+        try:
+            while True:
+                failure = self.failure()
+                if failure is not None:
+                    raise failure
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    where = url or f"127.0.0.1:{port}"
+                    raise SystemFailure(f"{self.name}: the server did not answer at {where} within {timeout:g} s")
+                try:
+                    if relay is not None and not relay.is_socket():
+                        raise OSError("the relay's socket is not there yet")
+                    if url:
+                        client.get(url, timeout=min(2.0, left))
+                    elif port is not None and relay is None:
+                        socket.create_connection(("127.0.0.1", port), timeout=min(2.0, left)).close()
                     return
-                if port is not None:
-                    with socket.create_connection(("127.0.0.1", port), timeout=min(2.0, left)):
-                        return
-                else:
-                    return
-            except (httpx.HTTPError, OSError):
-                time.sleep(min(0.2, max(left, 0)))
+                except (httpx.HTTPError, OSError):
+                    time.sleep(min(0.2, max(left, 0)))
+        finally:
+            client.close()
 
     def stop(self) -> None:
         """SIGTERM to its process group, then SIGKILL after stop_timeout seconds; the log is closed."""
