@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import run
 
-from memrecall.benchmarks import BENCHMARKS, get_benchmark
+from memrecall.benchmarks import BENCHMARKS, RELEASE_ALIASES, get_benchmark
 from memrecall.errors import ConfigError
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "data" / "beir_memory"
@@ -56,17 +56,17 @@ def test_a_registered_benchmark_runs_and_evaluates_by_its_name(tmp_path, monkeyp
     assert scored.exit_code == 0, scored.output
     unknown = run("run", "acme-log", "--data", SAMPLE, "--system", "fts5", "--quiet")
     assert unknown.exit_code == 2
-    assert (
-        f"unknown benchmark 'acme-log'; choose from {', '.join(BENCHMARKS)}, acme-factory, acme-logs" in unknown.output
-    )
+    known = ", ".join([*BENCHMARKS, *RELEASE_ALIASES, "acme-factory", "acme-logs"])
+    assert f"unknown benchmark 'acme-log'; choose from {known}" in unknown.output
 
 
-def test_a_name_that_clashes_with_a_built_in_is_one_line(tmp_path, monkeypatch):
-    install(tmp_path, monkeypatch, "epirec = acme_bench:LOGS\n")
+@pytest.mark.parametrize("taken", ["epirec", "beir", "epirec-v2"])  # a built-in benchmark and a release alias
+def test_a_name_that_clashes_with_a_built_in_is_one_line(tmp_path, monkeypatch, taken):
+    install(tmp_path, monkeypatch, f"{taken} = acme_bench:LOGS\n")
     result = run("run", "beir", "--data", SAMPLE, "--system", "fts5", "--quiet", "--output", tmp_path / "r.json")
     assert result.exit_code == 1 and result.output.strip().count("\n") == 0, result.output
     assert (
-        "benchmark entry point 'epirec' (acme_bench:LOGS, group memrecall.benchmarks) has the name of a built-in "
+        f"benchmark entry point '{taken}' (acme_bench:LOGS, group memrecall.benchmarks) has the name of a built-in "
         "benchmark; rename it" in result.output
     )
     assert not (tmp_path / "r.json").exists()

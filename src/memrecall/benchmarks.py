@@ -358,11 +358,11 @@ def get_benchmark(name: str) -> Benchmark:
     """The built-in, aliased or installed (entry point `memrecall.benchmarks`) benchmark called `name`."""
     from memrecall.data.registered import installed_entries, load_entry
 
+    entries = installed_entries([*BENCHMARKS, *RELEASE_ALIASES])  # a clash with a built-in name is refused first
     if name in BENCHMARKS:
         return BENCHMARKS[name]
     if name in RELEASE_ALIASES:
         return replace(BENCHMARKS["epirec"], default_data=RELEASE_ALIASES[name])
-    entries = installed_entries(BENCHMARKS)
     if name not in entries:
         known = ", ".join([*BENCHMARKS, *RELEASE_ALIASES, *sorted(entries)])
         raise UsageError(f"unknown benchmark {name!r}; choose from {known}")
