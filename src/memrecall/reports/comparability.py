@@ -61,6 +61,19 @@ def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_polic
     }
 
 
+def claimed_encoder(content: Mapping[str, Any]) -> dict | None:
+    """The encoder a report's systems use: the report's own (`model`), else the first claim in system order.
+
+    The signed manifest takes the first system's claim only, so a report whose first system uses no encoder
+    (`recency,dense`) signs None; readers compare with this instead, so such a pair is not like-for-like by omission.
+    """
+    if content.get("model"):
+        return content["model"]
+    systems = content.get("systems") or {}
+    claims = (systems.get(name, {}).get("encoder") for name in content.get("system_order") or [])
+    return next((claim for claim in claims if claim is not None), None) if isinstance(systems, dict) else None
+
+
 def first_system_encoder(content: Mapping[str, Any]) -> dict | None:
     """The encoder the report's first system claims in signed content, or None."""
     order = content.get("system_order") or []

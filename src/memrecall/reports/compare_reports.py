@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memrecall.data.jsonfile import read_json
 from memrecall.errors import ConfigError
-from memrecall.reports.comparability import conditions, first_system_encoder, mismatches
+from memrecall.reports.comparability import claimed_encoder, conditions, mismatches
 from memrecall.reports.content import environment, make_report, shape_problem
 from memrecall.reports.proof.fingerprint import report_fingerprint
 from memrecall.reports.shapes import current_shape
@@ -88,14 +88,18 @@ def compare_reports(paths: Sequence[Path], say: Callable[[str], None] = lambda _
 
 
 def report_manifest(report: dict) -> dict | None:
-    """The report's comparability manifest (an old baseline's is derived by the normaliser)."""
-    return report["content"].get("comparability")
+    """The report's comparability manifest (an old baseline's is derived by the normaliser), its encoder the one
+    any system claims (claimed_encoder) where the signed manifest names none."""
+    manifest = report["content"].get("comparability")
+    if manifest is not None and manifest.get("encoder") is None:
+        return {**manifest, "encoder": claimed_encoder(report["content"])}
+    return manifest
 
 
 def uses_encoder(report: dict) -> bool:
-    """True when the report's first system claims an encoder, or any system names one in its (old) config."""
+    """True when any system of the report claims an encoder, or names one in its (old) config."""
     content = report["content"]
-    if first_system_encoder(content) is not None:
+    if claimed_encoder(content) is not None:
         return True
     if any(_names_model(content["systems"][name].get("config")) for name in content["system_order"]):
         return True
