@@ -74,12 +74,14 @@ def script(name, *args, cwd=ROOT):
     return done
 
 
+@pytest.mark.slow
 def test_validate_and_build_check_scripts():
     assert "valid: 0 violations" in script("validate").stdout
     done = script("build", "--check")
     assert done.returncode == 0 and "current:" in done.stdout
 
 
+@pytest.mark.slow
 def test_baseline_evaluate_audit_and_plot_scripts(tmp_path):
     done = script(
         "baseline_retrieval",

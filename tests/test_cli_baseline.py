@@ -33,6 +33,7 @@ def test_help_lists_commands_and_version_prints():
     assert runner.invoke(main, ["--version"]).output.strip() == "memrecall, version 0.1.0"
 
 
+@pytest.mark.slow
 def test_baseline_report_numbers_match_hand_computation(baseline_run):
     out, _ = baseline_run
     report = json.loads((out / "report.json").read_text())
@@ -71,6 +72,7 @@ def test_exported_rankings_are_full_permutations(baseline_run):
     assert sorted(row["ranked_episode_ids"]) == ["t01e01", "t01e02", "t01e03", "t01e04"]
 
 
+@pytest.mark.slow
 def test_same_inputs_give_a_byte_identical_report_content(baseline_run, tmp_path, embedding_cache):
     out, _ = baseline_run
     args = [

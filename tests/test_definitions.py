@@ -126,6 +126,7 @@ def test_evaluate_with_unit_session_equals_run_with_it(tmp_path):
 
 
 @pytest.mark.realdata
+@pytest.mark.slow
 def test_category5_headline_scores_the_adversarial_questions_with_the_rest():
     from memrecall.api import evaluate_rankings, run_system
     from memrecall.benchmarks import get_benchmark

@@ -91,6 +91,7 @@ def _harness(tmp_path, name, data, modes, *extra):
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.slow
 def test_ray_encodes_and_ranks_the_fixture_exactly_as_local(ray_cluster, tmp_path, workers):
     local, local_rankings = _harness(tmp_path, "local", LME, ["fts5", "dense"])
     ray_report, ray_rankings = _harness(
@@ -102,6 +103,7 @@ def test_ray_encodes_and_ranks_the_fixture_exactly_as_local(ray_cluster, tmp_pat
     assert ray_report["env"]["texts_encoded"] == local["env"]["texts_encoded"] > 0
 
 
+@pytest.mark.slow
 def test_ray_encodes_on_the_onnx_backend_exactly_as_local(ray_cluster, onnx_cache, tmp_path):
     for name in ("local", "ray"):
         shutil.copytree(onnx_cache / "onnx", tmp_path / f"cache-{name}" / "onnx")
@@ -117,6 +119,7 @@ def test_ray_encodes_on_the_onnx_backend_exactly_as_local(ray_cluster, onnx_cach
     assert ray_report["env"]["texts_encoded"] == local["env"]["texts_encoded"] > 0
 
 
+@pytest.mark.slow
 def test_ray_ranks_a_generated_s_shaped_file_exactly_as_local(ray_cluster, tmp_path):
     """50 questions x 48 sessions: local encodes (cold); Ray ranks from a copy of that cache, on 1 and 2 workers.
 

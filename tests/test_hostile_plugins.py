@@ -244,6 +244,7 @@ def results_of(report: dict) -> dict:
     [(b, c, e) for b, names in sorted(FALLS_BACK.items()) for c in names for e in EXECUTORS[b]],
     ids=str,
 )
+@pytest.mark.slow
 def test_a_cheat_scores_what_the_honest_plug_in_scores(cheats, benchmark, cheat, executor):
     extra = ("--executor", "ray", "--workers", "2") if executor == "ray" else ()
     honest, reference = run_cheat(cheats, benchmark, "StoreOrder", *extra)

@@ -47,6 +47,7 @@ def copy_row(folder: Path, system: str, name: str) -> None:
     edit_report(folder / f"{name}.report.json", rename)
 
 
+@pytest.mark.slow
 def test_site_holds_index_a_card_per_row_and_a_figure_per_table(site):
     _, _, files = site
     cards = sorted(f"cards/{t}/{s}.html" for t in ("epirec-test", "locomo-session") for s in SYSTEMS)
@@ -197,6 +198,7 @@ def test_a_signed_row_without_its_data_reads_signed_by_its_key_and_a_foreign_key
     assert {e.system: e.state for e in foreign[1].rows}["fts5"] == "UNVERIFIED"
 
 
+@pytest.mark.slow
 def test_longmemeval_reports_get_their_own_table(tmp_path):
     from conftest import FIXTURES
 

@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = ROOT / "site" / "leaderboard" / "entries"
 
 
+@pytest.mark.slow
 def test_the_committed_page_rebuilds_byte_for_byte():
     command = [sys.executable, "scripts/site.py", "check", "leaderboard"]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
@@ -45,6 +48,7 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
                 assert all(isinstance(v, float) for v in row["values"].values()), scores
 
 
+@pytest.mark.slow
 def test_committed_rankings_are_deterministic_gzip_at_the_scoring_depth():
     for path in sorted(ENTRIES.rglob("*.rankings.jsonl.gz")):
         data = path.read_bytes()

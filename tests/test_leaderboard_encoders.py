@@ -28,6 +28,7 @@ def report(entries, stem: str) -> dict:
     return json.loads((entries / "epirec" / f"{stem}.report.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_sweep_names_files_by_encoder_and_the_shared_cache_encodes_each_text_once(mixed):
     _, entries = mixed
     stems = sorted(p.name.removesuffix(".report.json") for p in (entries / "epirec").glob("*.report.json"))
@@ -39,6 +40,7 @@ def test_sweep_names_files_by_encoder_and_the_shared_cache_encodes_each_text_onc
     assert report(entries, "dense")["content"]["systems"]["dense"]["encoder"] == MINILM
 
 
+@pytest.mark.slow
 def test_the_manifest_encoder_is_the_first_system_claim_for_every_built_in(tmp_path):
     """Every built-in: comparability.encoder is its signed claim, MiniLM exactly for those that encode."""
     for name in BUILTIN_SYSTEMS:
@@ -150,6 +152,7 @@ def test_the_overview_gives_each_encoder_its_best_row_and_dense_cold_cost(mixed,
     assert f'<span class="ci">{potion[0].system}</span>' in cells[3]
 
 
+@pytest.mark.slow
 def test_each_benchmark_of_a_shared_cache_sweep_starts_cold(tmp_path, fetched):
     """Two benchmarks with the same texts: under --cache-dir each one's first pair still encodes them all."""
     data = ("--data", f"epirec={MINI_RELEASE}", "--data", f"epirec-v2={MINI_RELEASE}")

@@ -24,6 +24,7 @@ def committed():
     return tables, (COMMITTED / "index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_page_opens_with_the_best_row_on_emotional_resurfacing_and_its_margin(committed):
     tables, page = committed
     table = tables[0]

@@ -105,6 +105,7 @@ def harness_run(tmp_path_factory, embedding_cache):
     return out, json.loads((out / "report.json").read_text())
 
 
+@pytest.mark.slow
 def test_harness_report_is_signed_and_has_every_mode_and_question_type(harness_run):
     _, report = harness_run
     assert verify(report)
@@ -184,6 +185,7 @@ def test_min_coverage_floor_fails_the_run(tmp_path, embedding_cache):
     assert "fts5: coverage@1 = 0.571 is below 0.990" in failed.output
 
 
+@pytest.mark.slow
 def test_same_data_and_options_give_a_byte_identical_report_content(harness_run, tmp_path, embedding_cache):
     _, first = harness_run
     again = run(

@@ -62,6 +62,7 @@ def mini_task_and_encoder(embedding_cache):
 
 
 @pytest.mark.parametrize("name", ["time-decay", "salience-oracle", "salience-vader", "gated"])
+@pytest.mark.slow
 def test_weight_zero_ablation_equals_plain_dense_exactly(mini_task_and_encoder, name):
     task, encoder = mini_task_and_encoder
     dense = run_task(task, DenseRetriever(encoder))

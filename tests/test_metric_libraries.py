@@ -108,6 +108,7 @@ def test_the_random_rankings_cover_single_and_several_targets_and_missing_target
 
 
 @pytest.mark.parametrize("name", list(TABLE))
+@pytest.mark.slow
 def test_each_metric_equals_ir_measures_per_query(binary, name):
     mine, lib, _ = binary
     expected = library_expected(name, lib[TABLE[name][0]])

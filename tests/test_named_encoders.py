@@ -55,6 +55,7 @@ def test_the_registry_names_four_encoders_with_their_identity():
 
 
 @pytest.mark.parametrize("name", ["minilm", "potion-8m", "mpnet", "embeddinggemma"])
+@pytest.mark.slow
 def test_each_entry_matches_sentence_transformers_own_encode(name, fetched, tmp_path):
     folder = folder_or_skip(name)
     spec = named(name)
@@ -122,6 +123,7 @@ def test_a_static_model_is_refused_by_the_onnx_backend_in_one_line(fetched, tmp_
     assert not (tmp_path / "onnx").exists()
 
 
+@pytest.mark.slow
 def test_mpnet_through_onnx_matches_torch(fetched, tmp_path):
     torch_encoder = Encoder(resolve_model("mpnet"), tmp_path / "torch")
     onnx_encoder = Encoder(resolve_model("mpnet"), tmp_path / "onnx", backend=EncoderBackend("onnx", "fp32"))

@@ -28,6 +28,7 @@ def texts_of(task: Task) -> list[str]:
     return sorted({d.text for store in task.stores.values() for d in store} | {q.text for q in task.queries})
 
 
+@pytest.mark.slow
 def test_every_epirec_v2_vector_is_within_cosine_0_99999_of_torch(encoders):
     task = get_benchmark("epirec").load(ROOT / "data" / "epirec_v2.json").task
     texts = texts_of(task)
@@ -48,6 +49,7 @@ def assert_same_rankings(encoders, task: Task, policy: str) -> None:
 
 
 @pytest.mark.parametrize("release", ["epirec_v2.json", "epirec_v1.json"])
+@pytest.mark.slow
 def test_dense_rankings_on_epirec_are_the_same_as_torch(encoders, release):
     benchmark = get_benchmark("epirec")
     assert_same_rankings(encoders, benchmark.load(ROOT / "data" / release).task, benchmark.dense_policy)
@@ -62,6 +64,7 @@ def first_conversations(task: Task, count: int) -> Task:
 
 @pytest.mark.skipif(not LOCOMO.exists(), reason=LOCOMO_MISSING)
 @pytest.mark.parametrize(("granularity", "conversations"), [("session", 3), ("turn", 2)])
+@pytest.mark.slow
 def test_dense_rankings_on_locomo_are_the_same_as_torch(encoders, granularity, conversations):
     benchmark = get_benchmark("locomo" if granularity == "session" else "locomo-turn")
     task = first_conversations(benchmark.load(LOCOMO).task, conversations)

@@ -49,6 +49,7 @@ def same_as(metric: str):
 
 
 @pytest.mark.parametrize(("benchmark", "data", "extra"), CASES, ids=lambda v: getattr(v, "name", str(v)))
+@pytest.mark.slow
 def test_exported_qrels_and_run_score_the_reports_headline(tmp_path, benchmark, data, extra):
     if data == LOCOMO_REAL and not data.exists():
         pytest.skip(LOCOMO_MISSING)

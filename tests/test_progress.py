@@ -141,6 +141,7 @@ def test_sweep_in_a_pipe_counts_its_pairs(tmp_path):
     assert lines[-1].startswith("sweep 2 pairs: done in ")
 
 
+@pytest.mark.slow
 def test_leaderboard_in_a_pipe_counts_the_reports_it_checks_and_the_tables_it_tests(tmp_path):
     import shutil
 

@@ -11,6 +11,7 @@ import vector_cases as vc  # noqa: E402
 from memrecall.systems.adapters.chroma import ChromaAdapter  # noqa: E402
 
 
+@pytest.mark.slow
 def test_tiny_task_ranks_every_document_the_same_way_twice():
     vc.check_tiny(ChromaAdapter())
 

@@ -40,10 +40,12 @@ def test_the_tiny_store_is_ranked_by_meaning_as_a_full_permutation(tiny):
     assert sorted(ranking) == sorted(TINY)
 
 
+@pytest.mark.slow
 def test_the_vector_tiny_task_ranks_the_same_twice_and_in_a_fresh_adapter():
     vc.check_tiny(EngramAdapter())
 
 
+@pytest.mark.slow
 def test_a_task_depth_cuts_the_ranking_and_none_ranks_the_whole_store():
     adapter = EngramAdapter()
     adapter.prepare(SimpleNamespace(depth=2))
@@ -54,6 +56,7 @@ def test_a_task_depth_cuts_the_ranking_and_none_ranks_the_whole_store():
     assert adapter.store_counts() == {}
 
 
+@pytest.mark.slow
 def test_each_store_is_fresh_and_documents_of_the_previous_store_never_come_back():
     adapter = EngramAdapter()
     adapter.index(tiny_documents())
@@ -115,6 +118,7 @@ def test_results_that_map_to_no_document_make_the_query_not_measurable():
     assert answer.reason == f"engram returned 1 result(s) whose id maps to no document of the store (first {first!r})"
 
 
+@pytest.mark.slow
 def test_long_documents_are_counted_as_chunked_by_engram():
     adapter = EngramAdapter()
     adapter.index(documents({"long": "My cat eats tuna. " * 80, "short": "The meeting moved to Tuesday."}))

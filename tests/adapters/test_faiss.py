@@ -13,6 +13,7 @@ from memrecall.systems.adapters.faiss import FaissFlatAdapter, FaissHnswAdapter 
 
 
 @pytest.mark.parametrize("adapter_class", [FaissFlatAdapter, FaissHnswAdapter])
+@pytest.mark.slow
 def test_tiny_task_ranks_every_document_the_same_way_twice(adapter_class):
     vc.check_tiny(adapter_class())
 
@@ -28,6 +29,7 @@ def test_config_states_index_settings():
     assert (config["index"], config["M"], config["efConstruction"], config["efSearch"]) == ("IndexHNSWFlat", 32, 40, 16)
 
 
+@pytest.mark.slow
 def test_flat_on_the_same_vectors_as_dense_gives_dense_rankings(tmp_path):
     """Fed dense's own vectors, IndexFlatIP reproduces every EpiRec v2 ranking of dense exactly."""
     import faiss

@@ -46,6 +46,7 @@ def test_the_tiny_store_is_ranked_as_a_full_permutation(make):
         assert (rankings[0][:2], rankings[1][0]) == (["tuna", "cat"], "meeting")
 
 
+@pytest.mark.slow
 def test_index_mode_gives_the_same_rankings_twice_and_in_a_fresh_adapter():
     texts = [CAT, "When is the meeting?", "rain in the mountains"]
     first, other = FluctlightIndexAdapter(), FluctlightIndexAdapter()
@@ -127,6 +128,7 @@ class RecordingIndex(FluctlightIndexAdapter):
         return super()._answer(found, query, vector)
 
 
+@pytest.mark.slow
 def test_epirec_index_mode_recalls_in_dense_cosine_order_and_skips_nothing_above_its_floor():
     """Cross-check: connect_index recall over the local MiniLM is plain cosine, so what it recalls is dense's top."""
     adapter = RecordingIndex()

@@ -90,6 +90,7 @@ def test_entry_points_name_these_classes():
     assert pyproject["project"]["optional-dependencies"]["langchain"]
 
 
+@pytest.mark.slow
 def test_epirec_rankings_are_full_permutations_and_repeat_exactly(epirec_rankings):
     task = epirec_v2()
     store_ids = {q.id: sorted(d.id for d in task.store_of(q)) for q in task.queries}
@@ -99,6 +100,7 @@ def test_epirec_rankings_are_full_permutations_and_repeat_exactly(epirec_ranking
     assert again == epirec_rankings["langchain-ensemble"]
 
 
+@pytest.mark.slow
 def test_vector_matches_dense_exactly_on_epirec(epirec_rankings, dense_epirec):  # noqa: F811
     # Same MiniLM weights and truncation, exact cosine: no ranking differs on EpiRec v2.
     dense = {q: list(r.doc_ids) for q, r in dense_epirec.items()}

@@ -42,6 +42,7 @@ def test_nodes_embed_only_the_text_and_settings_have_no_real_llm():
     assert isinstance(Settings.llm, MockLLM)
 
 
+@pytest.mark.slow
 def test_tiny_rankings_by_meaning_by_stemmed_keywords_and_fused():
     store = tiny_store()
     vector, bm25, fusion = (cls() for cls in ADAPTERS)
@@ -76,6 +77,7 @@ def test_missing_stack_is_one_config_error_naming_the_extra(monkeypatch):
         li.LlamaIndexBM25Adapter().index(tiny_store())
 
 
+@pytest.mark.slow
 def test_vector_matches_dense_exactly_on_epirec(epirec_rankings, dense_epirec):  # noqa: F811
     dense = {q: list(r.doc_ids) for q, r in dense_epirec.items()}
     assert differing(epirec_rankings["llamaindex-vector"], dense) == []
@@ -95,6 +97,7 @@ def test_bm25_is_rank_bm25_over_its_own_tokens(epirec_rankings):
             assert epirec_rankings["llamaindex-bm25"][q.id] == [documents[i].id for i in order], q.id
 
 
+@pytest.mark.slow
 def test_fusion_is_unweighted_rrf_from_rank_zero_and_repeats(epirec_rankings):
     vector, bm25 = epirec_rankings["llamaindex-vector"], epirec_rankings["llamaindex-bm25"]
     for query_id, fused in epirec_rankings["llamaindex-fusion"].items():

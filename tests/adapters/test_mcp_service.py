@@ -192,6 +192,7 @@ def _is_node_in(proc: Path, folder: Path) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_engram_mcp_on_the_bundled_minilm() -> None:
     """search_memory: FAISS inner product (cosine on normalised MiniLM vectors) for 3 x top_k candidates with
     score >= 0.45, then 0.6 x cosine + 0.4 x BM25 / max BM25 over the candidates (BM25 k1 1.5, b 0.75, IDF

@@ -24,6 +24,7 @@ def tiny():
     adapter.close()
 
 
+@pytest.mark.slow
 def test_ranks_the_tiny_store_by_meaning_as_a_full_permutation(tiny):
     ranking = tiny.rank(ask("What does my cat eat?"))
     assert ranking[:2] == ["tuna", "cat"]
@@ -63,6 +64,7 @@ def test_config_names_the_version_and_settings_and_close_removes_the_store_folde
     assert folder is not None and not os.path.exists(folder)
 
 
+@pytest.mark.slow
 def test_epirec_rankings_are_dense_cosine_order_with_negative_cosines_appended_in_store_order():
     """Cross-check: no BM25 (fastembed absent) and no entity boost (spaCy absent), so mem0 is exact cosine."""
     adapter = Mem0Adapter()

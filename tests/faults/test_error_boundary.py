@@ -190,6 +190,7 @@ def test_the_python_api_checks_its_arguments_as_the_cli_does(call, seed, resampl
         getattr(memrecall, call)(first, "epirec", data=MINI_RELEASE, seed=seed, resamples=resamples)
 
 
+@pytest.mark.slow
 def test_an_unpicklable_plug_in_runs_under_ray_since_each_worker_builds_its_own(tmp_path, monkeypatch):
     (tmp_path / "locked_plugin.py").write_text(
         textwrap.dedent("""

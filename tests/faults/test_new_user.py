@@ -67,6 +67,7 @@ def test_the_committed_locomo_cards_show_every_mode_of_their_report(name):
         assert f"| {mode} | category: 5-adversarial (apart) |" in card, mode
 
 
+@pytest.mark.slow
 def test_the_locomo_table_prints_every_mode(tmp_path, embedding_cache):
     result = run(
         "locomo", "--data", LOCOMO, "--modes", "fts5,dense,hybrid", "--cache-dir", embedding_cache,

@@ -282,6 +282,7 @@ def test_the_generator_covers_every_command_and_input_kind():
     assert len(list(input_variants())) + len(list(tree_variants())) + len(list(pair_variants())) > 300
 
 
+@pytest.mark.slow
 def test_distinct_outputs_beside_linked_inputs_still_run(tmp_path, monkeypatch):
     """The control: a hard link to an input is fine as an input, and outputs beside it are written."""
     setup = Setup(tmp_path, monkeypatch)

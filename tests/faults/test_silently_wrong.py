@@ -4,6 +4,7 @@ import hashlib
 import json
 import sqlite3
 
+import pytest
 from conftest import MINI_RELEASE, run
 from helpers import LOCOMO, assert_one_line_error, export_hashing, mutated_json
 
@@ -110,6 +111,7 @@ def test_rater_files_with_the_same_name_stay_two_raters(tmp_path):
     assert summary["pairs"][next(iter(summary["pairs"]))]["band_exact"] == 0.0
 
 
+@pytest.mark.slow
 def test_zeroed_vectors_in_the_embedding_cache_are_encoded_again_not_used(tmp_path):
     args = ["baseline", "--data", MINI_RELEASE, "--strategies", "dense", "--quiet", "--cache-dir", tmp_path / "cache"]
     assert run(*args, "--output", tmp_path / "clean.json").exit_code == 0

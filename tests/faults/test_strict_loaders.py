@@ -135,6 +135,7 @@ def test_the_real_locomo_evidence_outcomes_are_unchanged():
     assert counts["repaired"] == 2 and counts["malformed"] == 1  # "D30:05", "D:11:26"; "D"
 
 
+@pytest.mark.slow
 def test_a_ranking_longer_than_its_store_is_refused_in_memory():
     from memrecall.api import run_system
     from memrecall.errors import RankingsError
@@ -242,6 +243,7 @@ def test_jsonl_lines_of_ordinary_text_are_exactly_canonical_json():
     assert jsonl_line({"t": ODD}) == '{"t":"a\\u2028b\\u2029c\\u0085d\\fe"}'
 
 
+@pytest.mark.slow
 def test_corpus_sources_rules_and_checksums_refuse_a_fifo_at_once(tmp_path):
     """The corpus readers take only regular files too: a FIFO in the checkout is named, never waited on."""
     import os

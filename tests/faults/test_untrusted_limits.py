@@ -307,6 +307,7 @@ BOMBS = {
 
 
 @pytest.mark.parametrize("bomb", sorted(BOMBS))
+@pytest.mark.slow
 def test_a_gzip_bomb_is_refused_before_it_is_inflated(tmp_path, bomb):
     path = tmp_path / "rankings.jsonl.gz"
     path.write_bytes(BOMBS[bomb]())
