@@ -293,6 +293,111 @@ def test_the_command_line_takes_a_service_file_by_its_path(tmp_path) -> None:
 
     missing = tmp_path / "services" / "missing.toml"
     done = run("run", "locomo-turn", "--system", str(missing), "--data", FIXTURES / "locomo_mini.json", "--quiet")
-    assert done.exit_code != 0 and "is a file path" not in done.output
+    assert done.exit_code == 2 and "is a file path" not in done.output
     assert f"{missing}: cannot read the service file: No such file or directory" in done.output
     assert not missing.parent.exists()
+
+
+@pytest.mark.parametrize(
+    ("order", "expected"),
+    [("", ["d3", "d4", "d1", "d2", "d5"]), ('order = "descending"', ["d3", "d4", "d1", "d2", "d5"]),
+     ('order = "ascending"', ["d3", "d1", "d4", "d2", "d5"])],
+)  # fmt: skip
+def test_search_order_says_which_end_of_the_reply_is_best(tmp_path, order, expected) -> None:
+    """The reply lists d3, d4, d1 (a duplicate d3 last): kept as given, or read from its end when the service lists
+    its best hit last; either way a repeated hit keeps its better place and the rest follow in store order."""
+    replies(tmp_path, {f"added/{d.id}.json": {} for d in STORE})
+    replies(tmp_path, {"replies/q.json": {"results": [{"id": i} for i in ("d3", "d4", "d1", "d3")]}})
+    adapter = started(static_spec(tmp_path, free_port(), 'match = "id"', extra=order))
+    try:
+        assert adapter.rank(query("q")) == expected
+        reversed_ = "ascending" in order
+        assert adapter.config()["order"] == (
+            "the service's, reversed (it lists the best hit last)" if reversed_ else "the service's (best first)"
+        )
+    finally:
+        adapter.close()
+
+
+def test_count_paths_tally_each_replys_value_per_store(tmp_path) -> None:
+    """add.count and search.count: every reply's value at each path, one count per value (absent counted too)."""
+    replies(tmp_path, {f"added/{d.id}.json": {"result": "stored" if d.id != "d5" else "skipped"} for d in STORE})
+    replies(tmp_path, {"replies/a.json": {"results": [{"id": "d2"}], "note": {"degraded": True}}})
+    replies(tmp_path, {"replies/b.json": {"results": [], "note": {"degraded": [1, "x"]}}})
+    replies(tmp_path, {"replies/c.json": {"results": []}})
+    spec = static_spec(tmp_path, free_port(), 'match = "id"', extra='count = ["note.degraded", "results[0].id"]')
+    added = 'path = "/added/{doc_id}.json"'
+    spec.write_text(spec.read_text(encoding="utf-8").replace(added, f'{added}\ncount = "result"'), encoding="utf-8")
+    adapter = started(spec)
+    try:
+        for name in ("a", "b", "c", "a"):
+            adapter.rank(query(name))
+        assert adapter.store_counts() == {
+            'add result = "skipped"': 1,
+            'add result = "stored"': 4,
+            "queries_without_hits": 2,
+            'search note.degraded = [1, "x"]': 1,
+            "search note.degraded = true": 2,
+            "search note.degraded: absent": 1,
+            'search results[0].id = "d2"': 2,
+            "search results[0].id: absent": 2,
+            "texts_shared": 1,
+        }
+        assert adapter.config()["counted"] == {"add": ["result"], "search": ["note.degraded", "results[0].id"]}
+        adapter.index(STORE[:2])  # counted per store: a new store starts from nothing
+        assert adapter.store_counts() == {'add result = "stored"': 2}
+    finally:
+        adapter.close()
+
+
+def test_a_count_path_is_counted_under_at_most_twenty_values(tmp_path) -> None:
+    replies(tmp_path, {f"added/{d.id}.json": {} for d in STORE})
+    replies(tmp_path, {f"replies/{n}.json": {"results": [], "n": n} for n in range(25)})
+    adapter = started(static_spec(tmp_path, free_port(), 'match = "id"', extra='count = "n"'))
+    try:
+        for n in range(25):
+            adapter.rank(query(str(n)))
+        counts = adapter.store_counts()
+        assert counts["search n = (other)"] == 5 and sum(k.startswith("search n = ") for k in counts) == 21
+    finally:
+        adapter.close()
+
+
+def order_and_count_file(folder: Path, add: str = "", search: str = "") -> Path:
+    """A service file whose add and search tables end with the given lines."""
+    tables = f'[add]\npath = "/a"\n{add}\n[search]\npath = "/s"\nhits = "r"\n{search}\n[ids]\nmatch = "id"\n'
+    head = 'name = "x"\nkind = "http"\n[server]\ncommand = ["s"]\n[http]\nbase_url = "http://h"\n'
+    return write_spec(folder, head + tables)
+
+
+BAD_COUNTS = [
+    ("count = 3", "count: must be str or list, got 3"),
+    ('count = ["a", 3]', "count: must be a JSON path or a list of them"),
+    ('count = "a..b"', "count: not a JSON path: cannot read 'a..b' at character 3"),
+]
+BAD_ORDER_AND_COUNT = [
+    ("search", 'order = "best_last"', "search.order: must be one of 'descending', 'ascending', got 'best_last'"),
+    ("search", "order = 1", "search.order: must be str, got 1"),
+    ("add", 'order = "ascending"', "add.order: unknown key; use arguments, body, count, method, path, reply, timeout,"),
+    *((table, line, f"{table}.{problem}") for table in ("add", "search") for line, problem in BAD_COUNTS),
+]
+
+
+@pytest.mark.parametrize(("table", "line", "expected"), BAD_ORDER_AND_COUNT)
+def test_a_bad_order_or_count_is_one_line_naming_the_file_and_key(tmp_path, table, line, expected) -> None:
+    path = order_and_count_file(tmp_path, **{table: line})
+    with pytest.raises(ConfigError) as caught:
+        parse_service(path)
+    assert str(caught.value).startswith(f"{path}: {expected}") and "\n" not in str(caught.value)
+
+
+def test_the_command_line_answers_a_bad_order_with_exit_2_and_writes_nothing(tmp_path) -> None:
+    from conftest import FIXTURES, run
+
+    spec = order_and_count_file(tmp_path, search='order = "best"')
+    out = tmp_path / "out" / "report.json"
+    data = FIXTURES / "locomo_mini.json"
+    done = run("run", "locomo-turn", "--system", spec, "--data", data, "--output", out, "--quiet")
+    assert done.exit_code == 2
+    assert f"{spec}: search.order: must be one of 'descending', 'ascending', got 'best'" in done.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["svc.toml"]

@@ -226,3 +226,49 @@ def test_engram_mcp_on_the_bundled_minilm() -> None:
         assert config["service"]["name"] == "engram" and config["ids"]["match"] == "added_id"
     finally:
         adapter.close()
+
+
+COLOURS = ("red", "green", "blue", "amber", "violet", "teal")
+CPERSONA_STORE = [
+    *(
+        SimpleNamespace(
+            id=f"n{i:03d}", text=f"Note {i}: the {COLOURS[i % 6]} bus leaves platform {i % 7}.", timestamp=None
+        )
+        for i in range(100)
+    ),
+    SimpleNamespace(id="cat1", text="Alice adopted a cat named Miso.", timestamp=None),
+    SimpleNamespace(id="cat2", text="The cat Miso knocked over Alice's vase.", timestamp=None),
+    SimpleNamespace(id="cat3", text="Miso the cat sleeps on Alice's bed all day.", timestamp=None),
+    SimpleNamespace(id="again", text="Alice adopted a cat named Miso.", timestamp=None),  # cat1's text: skipped
+]
+
+
+@pytest.mark.slow
+def test_cpersona_keyword_lists_its_best_row_last_and_says_it_is_degraded() -> None:
+    """cpersona's recall fuses its FTS5 and keyword arms by reciprocal rank (1 / (60 + rank)) and lists the rows in
+    ascending relevance; the service file reads them from the end. cat2 is the one row holding "vase", so it is
+    ranked first by the arms and listed last by the tool. Every reply carries "degraded": true (no embedding)."""
+    pytest.importorskip("cpersona", reason="cpersona is not installed (pip install cpersona==2.6.14)")
+    adapter = adapter_for(EXAMPLES / "cpersona-keyword.toml", depth=10, store=CPERSONA_STORE)
+    try:
+        question = query("What did Miso do to the vase?")
+        values = {"namespace": "", "query": question.text, "k": 10, "timestamp": None}
+        rows = adapter._call(adapter.spec.search, values)["messages"]
+        scores = [row["match_reason"]["score"] for row in rows]
+        assert len(rows) > 2 and scores == sorted(scores) and scores[-1] == pytest.approx(1 / 61)
+        assert rows[-1]["id"] == "cat2" and rows[-1]["content"] == "The cat Miso knocked over Alice's vase."
+        ranking = adapter.rank(question)
+        assert ranking[: len(rows)] == [row["id"] for row in reversed(rows)] and ranking[0] == "cat2"
+        assert len(ranking) == 10
+        assert adapter.store_counts() == {
+            'add result = "skipped"': 1,
+            'add result = "stored"': 103,
+            "search advisory.degraded = true": 1,  # the ranked query (the probe called the tool directly)
+            "texts_shared": 1,
+        }
+        config = adapter.config()
+        assert config["service"]["name"] == "cloto-mcp-cpersona" and config["max_k"] == 100
+        assert config["order"] == "the service's, reversed (it lists the best hit last)"
+        assert config["counted"] == {"add": ["result"], "search": ["advisory.degraded"]}
+    finally:
+        adapter.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import json
 import re
 import uuid
 from collections.abc import Sequence
@@ -16,6 +17,8 @@ from memrecall.systems.services.spec import Call, PathMissing, ServiceSpec, look
 
 MAX_HITS = 10_000
 """The most hits one search reply may hold beyond twice the store's size; more is refused in one line."""
+MAX_COUNTED_VALUES = 20
+"""The most distinct values a `count` path is counted under per store; the rest are counted as one, "(other)"."""
 
 
 def one_line(text: str, limit: int = 200) -> str:
@@ -86,6 +89,7 @@ class ServiceAdapter(common.StoreCounts):
             stamp = document.timestamp.isoformat() if document.timestamp is not None else None
             values = {"namespace": self._namespace, "doc_id": document.id, "text": document.text, "timestamp": stamp}
             reply = self._call(self.spec.add, values)
+            self._tally("add", self.spec.add, reply)
             if self.spec.match == "added_id":
                 own = self._get(reply, self.spec.added_id_path, self.spec.add)
                 if not isinstance(own, (str, int)) or isinstance(own, bool):
@@ -104,6 +108,20 @@ class ServiceAdapter(common.StoreCounts):
             return lookup(value, path)
         except PathMissing:
             raise SystemFailure(f"{self.name}: {call.target}: malformed reply: no {path!r} in it") from None
+
+    def _tally(self, table: str, call: Call, reply: Any) -> None:
+        """Count, per store, the value each of the call's `count` paths holds in this reply (or its absence)."""
+        for path in call.count:
+            try:
+                value = one_line(json.dumps(lookup(reply, path), sort_keys=True), 60)
+            except PathMissing:
+                self._count(f"{table} {path}: absent")
+                continue
+            key = f"{table} {path} = {value}"
+            seen = [k for k in self._counts if k.startswith(f"{table} {path} = ")]
+            if key not in seen and len(seen) >= MAX_COUNTED_VALUES:
+                key = f"{table} {path} = (other)"
+            self._count(key)
 
     def _hit_id(self, hit: Any, query_id: str) -> str | None:
         """The store id a hit maps to; None when it carries none; SystemFailure for an id the store lacks."""
@@ -133,6 +151,7 @@ class ServiceAdapter(common.StoreCounts):
         values = {"namespace": self._namespace, "query": query.text, "k": self._k(), "timestamp": None}
         values["timestamp"] = stamp.isoformat() if stamp is not None else None
         reply = self._call(self.spec.search, values)
+        self._tally("search", self.spec.search, reply)
         hits = self._get(reply, self.spec.hits, self.spec.search)
         if not isinstance(hits, list):
             what = f"{self.spec.search.target}: malformed reply"
@@ -147,7 +166,8 @@ class ServiceAdapter(common.StoreCounts):
                 score = self._get(hit, self.spec.score, self.spec.search)
                 if not isinstance(score, (int, float)) or isinstance(score, bool):
                     raise SystemFailure(f"{self.name}: {self.spec.search.target}: a score is {one_line(repr(score))}")
-        mapped = [found for found in (self._hit_id(hit, query.id) for hit in hits) if found is not None]
+        listed = hits[::-1] if self.spec.order == "ascending" else hits  # best first
+        mapped = [found for found in (self._hit_id(hit, query.id) for hit in listed) if found is not None]
         if not hits:
             self._count("queries_without_hits")
         elif not mapped:
@@ -171,6 +191,10 @@ class ServiceAdapter(common.StoreCounts):
             "ids": {"match": self.spec.match, "id_path": self.spec.id_path, "added_id_path": self.spec.added_id_path}
             if self.spec.match != "text"
             else {"match": "text", "text_path": self.spec.text_path, "shared": "the first document in store order"},
+            "order": "the service's, reversed (it lists the best hit last)"
+            if self.spec.order == "ascending"
+            else "the service's (best first)",
+            "counted": {"add": list(self.spec.add.count), "search": list(self.spec.search.count)},
             "unreturned": common.UNRETURNED,
             "ties": "the service's order",
             "sandbox": sandbox_fact(),

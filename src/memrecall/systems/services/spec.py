@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memrecall.errors import ConfigError
+from memrecall.errors import UsageError
 from memrecall.systems.services.templates import PathMissing, fill, lookup, parse_path, placeholders
 
 __all__ = ["Call", "PathMissing", "ServiceSpec", "fill", "lookup", "parse_service", "placeholders"]
@@ -17,6 +17,7 @@ KINDS = ("http", "mcp")
 MATCHES = ("id", "added_id", "text")
 FRESH = ("restart", "namespace")
 REPLIES = ("structured", "text")
+ORDERS = ("descending", "ascending")  # the service lists its hits best first, or best last
 ADD_FIELDS = ("namespace", "doc_id", "text", "timestamp")
 SEARCH_FIELDS = ("namespace", "query", "k", "timestamp")
 SERVER_FIELDS = ("python", "venv", "spec_dir", "folder", "port", "local_model")
@@ -24,8 +25,11 @@ TOP_KEYS = {"name", "kind", "fresh_store", "server", "http", "add", "search", "i
 SECTION_KEYS = {
     "server": {"command", "env", "port", "ready_url", "ready_timeout", "stop_timeout"},
     "http": {"base_url", "timeout", "headers"},
-    "add": {"method", "path", "body", "tool", "arguments", "timeout", "reply"},
-    "search": {"method", "path", "body", "tool", "arguments", "timeout", "hits", "score", "max_k", "reply"},
+    "add": {"method", "path", "body", "tool", "arguments", "timeout", "reply", "count"},
+    "search": {
+        *("method", "path", "body", "tool", "arguments", "timeout", "reply", "count"),
+        *("hits", "score", "max_k", "order"),
+    },
     "ids": {"match", "id_path", "added_id_path", "text_path"},
 }
 
@@ -40,6 +44,7 @@ class Call:
     template: Any  # the JSON body or the tool arguments, with {placeholders}
     timeout: float
     reply: str = "structured"  # mcp: the result's structuredContent, or "text": its text content parsed as JSON
+    count: tuple[str, ...] = ()  # JSON paths whose value in every reply is counted per store
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class ServiceSpec:
     hits: str
     score: str | None
     max_k: int | None
+    order: str  # "descending": hits best first, kept; "ascending": best last, reversed before mapping
     match: str
     id_path: str
     added_id_path: str
@@ -76,8 +82,8 @@ class _Reader:
     def __init__(self, source: str, table: dict, prefix: str = "") -> None:
         self.source, self.table, self.prefix = source, table, prefix
 
-    def fail(self, key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {self.prefix}{key}: {problem}")
+    def fail(self, key: str, problem: str) -> UsageError:
+        return UsageError(f"{self.source}: {self.prefix}{key}: {problem}")
 
     def get(self, key: str, kind: type | tuple, default: Any = ..., choices: tuple = ()) -> Any:
         if key not in self.table:
@@ -108,6 +114,19 @@ class _Reader:
                 raise self.fail(key, f"not a JSON path: {exc}") from None
         return value
 
+    def json_paths(self, key: str) -> tuple[str, ...]:
+        """One JSON path or a list of them (none when the key is absent)."""
+        value = self.get(key, (str, list), [])
+        paths = [value] if isinstance(value, str) else value
+        if not all(isinstance(path, str) for path in paths):
+            raise self.fail(key, "must be a JSON path or a list of them")
+        for path in paths:
+            try:
+                parse_path(path)
+            except ValueError as exc:
+                raise self.fail(key, f"not a JSON path: {exc}") from None
+        return tuple(paths)
+
     def template(self, key: str, allowed: tuple[str, ...], default: Any = ...) -> Any:
         value = self.get(key, (dict, list, str, int, float, bool), default)
         unknown = sorted(placeholders(value) - set(allowed))
@@ -129,30 +148,30 @@ def _table(reader: _Reader, key: str, required: bool = True) -> _Reader:
 def _call(reader: _Reader, kind: str, default_timeout: float) -> Call:
     """The add or search call of a table."""
     allowed = ADD_FIELDS if reader.prefix == "add." else SEARCH_FIELDS
-    timeout = reader.seconds("timeout", default_timeout)
+    timeout, count = reader.seconds("timeout", default_timeout), reader.json_paths("count")
     if kind == "mcp":
         tool, reply = reader.get("tool", str), reader.get("reply", str, "structured", REPLIES)
-        return Call(f"tool {tool}", "", tool, reader.template("arguments", allowed, {}), timeout, reply)
+        return Call(f"tool {tool}", "", tool, reader.template("arguments", allowed, {}), timeout, reply, count)
     method = reader.get("method", str, "POST", ("GET", "POST", "PUT", "PATCH", "DELETE"))
     path = reader.template("path", allowed)
     if not isinstance(path, str):
         raise reader.fail("path", "must be a string")
     body = reader.template("body", allowed, None)
-    return Call(f"{method} {path}", method, path, body, timeout)
+    return Call(f"{method} {path}", method, path, body, timeout, count=count)
 
 
 def parse_service(path: str | Path) -> ServiceSpec:
-    """Read and check a service file; every problem is one ConfigError line naming the file and the key."""
+    """Read and check a service file; every problem is one UsageError line (exit 2) naming the file and the key."""
     file = Path(path)
     source = str(path)
     try:
         raw = file.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"{source}: cannot read the service file: {exc.strerror or exc}") from None
+        raise UsageError(f"{source}: cannot read the service file: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{source}: not a TOML file: {exc}") from None
+        raise UsageError(f"{source}: not a TOML file: {exc}") from None
     top = _Reader(source, data)
     unknown = sorted(set(data) - TOP_KEYS)
     if unknown:
@@ -212,6 +231,7 @@ def parse_service(path: str | Path) -> ServiceSpec:
         hits=search.json_path("hits"),
         score=search.json_path("score", None),
         max_k=max_k,
+        order=search.get("order", str, "descending", ORDERS),
         match=match,
         id_path=ids.json_path("id_path", "id" if match != "text" else ""),
         added_id_path=ids.json_path("added_id_path", ... if match == "added_id" else ""),
