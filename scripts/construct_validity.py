@@ -60,6 +60,13 @@ def fail(message: str, code: int = 1) -> None:
     raise SystemExit(code)
 
 
+def of_benchmark(content: dict, name: str) -> bool:
+    """True when a report's content is a run of the benchmark a folder names (`epirec-v3`: EpiRec 3.x)."""
+    if name.startswith("epirec-v"):
+        return content["benchmark"] == "epirec" and str(content["task"]["version"]).startswith(name[8:] + ".")
+    return content["benchmark"] == name
+
+
 def read_folder(folders: list[Path], name: str) -> list:
     """The comparable leaderboard entries of one benchmark folder across the --runs folders (fingerprint-checked)."""
     from memrecall.reports.comparability import conditions, mismatches
@@ -70,6 +77,8 @@ def read_folder(folders: list[Path], name: str) -> list:
     for folder in folders:
         for path in sorted((folder / name).glob("*.report.json")):
             entry = read_entry(path, {})
+            if not of_benchmark(entry.content, name):
+                fail(f"{path}: a run of {entry.content['benchmark']} {entry.content['task']['version']}, not of {name}")
             if entry.state == "UNVERIFIED":
                 fail(f"{path}: its fingerprint does not check ({'; '.join(str(c) for c in entry.checks)})")
             if entry.row in seen:
