@@ -7,6 +7,7 @@ stores of both (scoring/rank_agreement.py). The values are the runs' own per-que
 each checked against its report's fingerprint and headline numbers; nothing is copied by hand.
 
     python scripts/construct_validity.py [--runs DIR ...] [--out docs/construct_validity.json] [--seed 0]
+                                         [--doc docs/construct-validity.md]
 
 Each --runs folder holds BENCHMARK/SYSTEM.{report.json,scores.jsonl} (a sweep's --out, or the leaderboard's
 entries/); the default is docs/leaderboard/entries. A row is a leaderboard row (SYSTEM, or SYSTEM.ENCODER for a
@@ -26,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = ROOT / "docs" / "leaderboard" / "entries"
 OUT = ROOT / "docs" / "construct_validity.json"
+DOC = ROOT / "docs" / "construct-validity.md"
 EPIREC = "epirec-v3"
 TYPES = ("factual", "reflective_explicit", "reflective_implicit")
 OUTSIDE = ("locomo-plus", "realtalk", "locomo")  # session documents, one cue per store: the primary layouts
@@ -38,6 +40,7 @@ PRIMARY = (("reflective_implicit", "locomo-plus"), ("factual", "realtalk"), ("fa
 PRIMARY_K = 3  # EpiRec's own cut-off; the outside benchmarks' other headline cut-offs are sensitivity checks
 OTHER_KS = (1, 5, 10)
 RESAMPLES = 2000
+START, END = "<!-- construct-validity-table -->", "<!-- /construct-validity-table -->"
 
 
 @dataclass(frozen=True)
@@ -192,8 +195,9 @@ def build(folders: list[Path], seed: int) -> dict:
 
 def markdown(result: dict) -> str:
     """The comparisons as a Markdown table."""
+    common = len(result["rows_every_primary_benchmark_shares"])
     lines = [
-        "| kind | EpiRec v3 | outside | rows | tau-b [95 % CI] | on the common rows |",
+        f"| kind | EpiRec v3 | outside | rows | tau-b [95 % CI] | on the {common} rows all four benchmarks share |",
         "|---|---|---|---|---|---|",
     ]
     for c in result["comparisons"]:
@@ -210,12 +214,22 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def with_table(path: Path, table: str) -> str:
+    """The page's text with the block between START and END replaced by `table`; exit 1 without both markers."""
+    text = path.read_text(encoding="utf-8")
+    if text.count(START) != 1 or text.count(END) != 1 or text.index(START) > text.index(END):
+        fail(f"{path}: needs one {START} line and one {END} line after it")
+    head, rest = text.split(START)
+    return f"{head}{START}\n{table}{END}{rest.split(END, 1)[1]}"
+
+
 def main() -> int:
     """Parse the arguments, compute every comparison, write the JSON and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, action="append", help=f"a folder of runs [default: {ENTRIES}]")
     parser.add_argument("--out", type=Path, default=OUT, help=f"the JSON written [default: {OUT}]")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed [default: 0]")
+    parser.add_argument("--doc", type=Path, default=None, help=f"rewrite this page's table block too (e.g. {DOC})")
     args = parser.parse_args()
     folders = args.runs or [ENTRIES]
     for folder in folders:
@@ -229,7 +243,12 @@ def main() -> int:
         result = build(folders, args.seed)
     except DatasetError as exc:
         fail(str(exc))
+    page = with_table(args.doc, markdown(result)) if args.doc else None
     write_json(args.out, result)
+    if page is not None:
+        from memrecall.io import atomic_write_text
+
+        atomic_write_text(args.doc, page)
     print(markdown(result), end="")
     return 0
 

@@ -81,3 +81,36 @@ def test_a_run_in_the_wrong_benchmark_folder_is_refused(tmp_path) -> None:
         f"construct_validity: {tmp_path / 'realtalk' / 'dense.report.json'}: a run of locomo session, not of realtalk"
     ]
     assert not out.exists()
+
+
+def test_the_committed_page_shows_the_committed_json() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("construct_validity", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks itself up there
+    spec.loader.exec_module(module)
+    result = json.loads(module.OUT.read_text(encoding="utf-8"))
+    page = module.DOC.read_text(encoding="utf-8")
+    assert module.with_table(module.DOC, module.markdown(result)) == page
+    primary = [c for c in result["comparisons"] if c["kind"] == "primary"]
+    assert [(c["epirec"], c["outside"]) for c in primary] == [
+        ("epirec-v3 reflective_implicit recall@3", "locomo-plus recall@3"),
+        ("epirec-v3 factual recall@3", "realtalk recall@3"),
+        ("epirec-v3 factual recall@3", "locomo recall@3"),
+    ]
+
+
+def test_a_page_without_the_table_markers_is_refused_and_nothing_is_written(tmp_path) -> None:
+    copy_runs(tmp_path, "epirec-v3", ("dense", "fts5", "recency"))
+    copy_runs(tmp_path, "locomo", ("dense", "fts5", "recency"))
+    page = tmp_path / "page.md"
+    page.write_text("# no markers\n", encoding="utf-8")
+    out = tmp_path / "out.json"
+    done = run("--runs", str(tmp_path), "--out", str(out), "--doc", str(page))
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"construct_validity: {page}: needs one <!-- construct-validity-table --> line and one "
+        "<!-- /construct-validity-table --> line after it"
+    ]
+    assert not out.exists() and page.read_text(encoding="utf-8") == "# no markers\n"
