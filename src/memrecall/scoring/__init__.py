@@ -1,1 +1,2 @@
-"""Scoring: metrics, scoring policy, paired tests, sufficiency, diagnostics, per-query rows; imports data and below."""
+"""Scoring: metrics, scoring policy, paired tests, rank agreement, sufficiency, diagnostics, per-query rows; imports
+data and below."""
