@@ -12,6 +12,8 @@ The parts, what they make and how `check` holds them:
     separable    site/epirec_separable.json (scripts/epirec_separable.py, from the entries): byte for byte
     claims       docs/claims.md's table from site/claims.json (scripts/measure_claims.py --render): the table;
                  claims.json itself is measured by running every product (scripts/measure_claims.py)
+    validity     docs/construct-validity.md's table from site/construct_validity.json: the table; the JSON
+                 itself is remade from runs by scripts/construct_validity.py (the page gives the commands)
     reports      site/{baselines,memory_models}*.json and site/locomo_*.json: regenerated and compared by
                  fingerprint (scripts/check_signatures.py; `build` writes those that differ, with --write)
     analyses     site/epirec_v3_analyses.json (scripts/epirec_v3_analyses.py: runs baselines and an adapter,
@@ -106,6 +108,21 @@ def claims(out: Path | None) -> list[str]:
     return [] if len(between) > 1 and between[1] == measure_claims.table(measured) + "\n" else ["docs/claims.md"]
 
 
+def validity(out: Path | None) -> list[str]:
+    """docs/construct-validity.md's table from site/construct_validity.json (its runs are not committed, so the JSON
+    is remade only by scripts/construct_validity.py); docs/construct-validity.md when the table differs."""
+    import json
+
+    import construct_validity
+
+    result = json.loads(construct_validity.OUT.read_text(encoding="utf-8"))
+    text = construct_validity.with_table(construct_validity.DOC, construct_validity.markdown(result))
+    if out is None:
+        construct_validity.DOC.write_text(text, encoding="utf-8")
+        return []
+    return [] if text == construct_validity.DOC.read_text(encoding="utf-8") else ["docs/construct-validity.md"]
+
+
 def site_leaderboard(out: Path | None) -> list[str]:
     """The leaderboard page and README's table from the committed entries; `check` says what differs."""
     if out is None:
@@ -128,6 +145,7 @@ PARTS: dict[str, Callable[[Path | None], list[str]]] = {
     "audit": audit,
     "separable": separable,
     "claims": claims,
+    "validity": validity,
     "reports": reports,
     "analyses": analyses,
 }

@@ -605,7 +605,11 @@ class Entry:
 """
 PLACES = {  # where the stale module sits: the entry's spec, the file it imports and its dotted name
     "a module beside a single-file plug-in": ("entry:Entry", "helper.py", "helper"),
-    "a regular package beside a single-file plug-in": ("entry:Entry", "helpers/deep/helper.py", "helpers.deep.helper"),
+    "a regular package beside a single-file plug-in": (
+        "entry:Entry",
+        "plugin_tools/deep/helper.py",  # not `helpers`: tests/faults/helpers.py is imported under that name
+        "plugin_tools.deep.helper",
+    ),
     "a submodule of a package plug-in": ("plug.entry:Entry", "plug/sub/helper.py", "plug.sub.helper"),
     "a folder on the search path outside the plug-in": ("entry:Entry", "../elsewhere/outside.py", "outside"),
 }
