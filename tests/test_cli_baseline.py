@@ -57,6 +57,7 @@ def test_baseline_report_numbers_match_hand_computation(baseline_run):
     assert len(content["task"]["source_sha256"]) == 64
 
 
+@pytest.mark.slow
 def test_baseline_prints_the_table_with_every_strategy(baseline_run):
     _, result = baseline_run
     for name in ("recency", "hashing", "dense", "fts5", "hybrid", "reflective_implicit", "recall@3 [95% CI]"):

@@ -123,6 +123,7 @@ def test_every_quoted_command_or_output_is_generated_or_says_how_it_is_checked(p
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+@pytest.mark.slow
 def test_every_quoted_command_is_taken_as_written(page):
     problems = []
     for marker, body, line in doc_outputs.fences(page.read_text(encoding="utf-8")):

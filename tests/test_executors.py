@@ -141,6 +141,7 @@ def test_ray_ranks_a_generated_s_shaped_file_exactly_as_local(ray_cluster, tmp_p
     assert local["content"]["task"]["queries"] == 50
 
 
+@pytest.mark.slow
 def test_a_plug_in_system_runs_on_ray_with_the_same_result(ray_cluster, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     args = [

@@ -261,6 +261,7 @@ def test_a_cheat_scores_what_the_honest_plug_in_scores(cheats, benchmark, cheat,
 
 
 @pytest.mark.parametrize("executor", ["local", "ray"])
+@pytest.mark.slow
 def test_queries_arrive_in_a_fresh_order_so_order_says_nothing(cheats, executor):
     """OrderLeak would find every target at rank 1 in file order; shuffled afresh, it finds some by chance."""
     extra = ("--executor", "ray", "--workers", "2") if executor == "ray" else ()

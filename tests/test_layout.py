@@ -1,3 +1,5 @@
+import pytest
+
 """The package layout stays true: imports run one way, no cycles, a small top level, one module per thing a user
 can name (modules past ~500 lines are flagged by conftest.py's warning)."""
 
@@ -152,6 +154,7 @@ def test_a_planted_back_import_is_caught():
     assert layer_violations(sources) == ["memrecall.data.model imports memrecall.reports.content, a higher layer"]
 
 
+@pytest.mark.slow
 def test_a_planted_sideways_import_and_a_cycle_are_caught():
     sources = package_sources()
     sources["memrecall.systems.contract"] += "\nfrom memrecall.scoring.metrics import parse_metric\n"

@@ -54,6 +54,7 @@ def test_site_holds_index_a_card_per_row_and_a_figure_per_table(site):
     assert sorted(files) == sorted(["index.html", *cards, "figures/epirec-test.svg", "figures/locomo-session.svg"])
 
 
+@pytest.mark.slow
 def test_rebuilding_gives_the_same_bytes(site, tmp_path):
     entries = copy_board(site, tmp_path)
     assert build(entries, tmp_path, *DATA) == site[2]

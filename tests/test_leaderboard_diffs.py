@@ -47,6 +47,7 @@ def row_links(section: str) -> dict[str, list[str]]:
     return {html.unescape(name): re.findall(r'<a class="diff" href="([^"]+)"', body) for name, body in rows}
 
 
+@pytest.mark.slow
 def test_every_comparable_row_links_to_its_diff_against_dense_on_its_table(committed):
     tables, index = committed
     with_dense = [t for t in tables if any(e.row == DENSE_ROW for e in t.rows)]
@@ -127,6 +128,7 @@ def as_row(entries: Path, system: str, name: str, stem: str) -> None:
 EVIL = "<img src=x onerror=alert(1)>&\"'</script>"
 
 
+@pytest.mark.slow
 def test_diff_pages_escape_every_string_and_rebuild_byte_for_byte(board, tmp_path):
     entries = tmp_path / "entries"
     shutil.copytree(board, entries)

@@ -54,6 +54,7 @@ def test_the_manifest_encoder_is_the_first_system_claim_for_every_built_in(tmp_p
         assert claim == (MINILM if name in NEEDS_ENCODER else None), name
 
 
+@pytest.mark.slow
 def test_rows_of_different_encoders_share_one_table_with_their_own_keys(mixed):
     _, entries = mixed
     (table,) = build_tables(read_entries(entries, load_data({"epirec": [MINI_RELEASE]})))

@@ -39,6 +39,7 @@ def test_the_page_opens_with_the_best_row_on_emotional_resurfacing_and_its_margi
     assert f"{second.system} with {second.encoder.name} (#2) is {margin:.3f} below" in answer
 
 
+@pytest.mark.slow
 def test_each_grouped_table_leads_with_its_primary_column_captioned_in_plain_words(committed):
     tables, page = committed
     for table in tables:

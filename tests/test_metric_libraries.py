@@ -117,6 +117,7 @@ def test_each_metric_equals_ir_measures_per_query(binary, name):
 
 
 @pytest.mark.parametrize("name", list(TABLE))
+@pytest.mark.slow
 def test_each_metric_equals_ranx_per_query(binary, name):
     mine, _, lib = binary
     expected = library_expected(name, np.asarray(lib[TABLE[name][1]], dtype=float))

@@ -105,6 +105,7 @@ def _copy_exporter(good: Path, calls: list):
     return export
 
 
+@pytest.mark.slow
 def test_cached_export_is_reused_untouched(onnx_cache, monkeypatch):
     calls: list = []
     model_file, _ = export_paths(onnx_cache, SOURCE.model_id, "fp32")

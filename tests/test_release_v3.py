@@ -121,6 +121,7 @@ BREAKS = {
 
 
 @pytest.mark.parametrize("name", sorted(BREAKS))
+@pytest.mark.slow
 def test_each_break_is_named(checkout, name):
     """validate fails, naming the file or id and what is wrong, and changes nothing."""
     change, expected = BREAKS[name]

@@ -223,6 +223,7 @@ def test_the_scorers_memory_and_process_are_out_of_reach(plugins, executor):
     assert entry(report)["identity"]["isolation"] == "sandbox"
 
 
+@pytest.mark.slow
 def test_without_the_sandbox_the_same_reader_finds_the_scorer(plugins):
     """The contrast that shows the test above can fail: unsandboxed, the scorer is in /proc."""
     result, report = run_plugin(plugins, "ProcReader", "--sandbox", "none")
@@ -249,6 +250,7 @@ def test_a_plug_in_never_sees_the_embedding_cache(plugins):
     assert cache.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_cache_poisoned_from_outside_is_refused_naming_the_file(tmp_path):
     """Every way of altering rows (checksums recomputed): each is caught by the re-encoded sample."""
     from memrecall.encoding.embeddings import Encoder, resolve_model

@@ -140,6 +140,7 @@ def test_epirec_v1_is_its_own_entry_on_the_bundled_release(tmp_path):
 
 
 @pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.slow
 def test_a_sweep_on_onnx_exports_once_and_every_pair_encodes_on_onnx(tmp_path, monkeypatch, shared):
     from memrecall.cli import sweep as sweep_cli
 

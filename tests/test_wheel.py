@@ -1,3 +1,5 @@
+import pytest
+
 """A built wheel works anywhere: installed in a fresh venv, `memrecall baseline` runs from a bare folder.
 
 The wheel is built from a copy of the sources (nothing is written into the checkout) and installed with
@@ -90,6 +92,7 @@ def fresh_venv(folder: Path) -> Path:
     return folder / "bin" / "python"
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_the_releases_byte_for_byte(tmp_path):
     wheel = build_wheel(tmp_path)
     with zipfile.ZipFile(wheel) as archive:

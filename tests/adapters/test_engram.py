@@ -78,6 +78,7 @@ def test_document_embeddings_are_computed_once_per_store_by_engrams_embedder(tin
     assert all(len(d.embedding) == 384 for d in tiny._documents)
 
 
+@pytest.mark.slow
 def test_the_name_boost_lifts_a_named_speakers_turns_over_a_better_match():
     """MiniLM is uncased, so "Caroline" and "caroline" embed alike and tokenize alike for BM25: only the
     person-name boost (capitalised words) differs, and it puts Caroline's turns first, in store order."""
@@ -90,6 +91,7 @@ def test_the_name_boost_lifts_a_named_speakers_turns_over_a_better_match():
     assert adapter.rank(ask(question)) == ["weather", "beach", "puppy", "car"]
 
 
+@pytest.mark.slow
 def test_equal_scores_keep_store_order_in_both_directions():
     same = {name: "Caroline: I like green tea." for name in ("a", "b", "c")} | {"o": "Melanie: I like green tea."}
     adapter = EngramAdapter()

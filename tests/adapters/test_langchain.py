@@ -107,6 +107,7 @@ def test_vector_matches_dense_exactly_on_epirec(epirec_rankings, dense_epirec): 
     assert differing(epirec_rankings["langchain-vector"], dense) == []
 
 
+@pytest.mark.slow
 def test_bm25_matches_bm25_official_on_epirec(epirec_rankings):
     # Same rank_bm25 BM25Okapi and tie order; EpiRec texts have no runs of whitespace, so the tokens agree.
     assert differing(epirec_rankings["langchain-bm25"], rank_all(OfficialBM25(), epirec_v2())) == []

@@ -83,6 +83,7 @@ def test_vector_matches_dense_exactly_on_epirec(epirec_rankings, dense_epirec): 
     assert differing(epirec_rankings["llamaindex-vector"], dense) == []
 
 
+@pytest.mark.slow
 def test_bm25_is_rank_bm25_over_its_own_tokens(epirec_rankings):
     # Every difference from bm25-official is the tokenizer: BM25Okapi over tokenize_remove_stopwords reproduces it.
     import numpy as np

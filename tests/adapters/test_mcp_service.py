@@ -131,6 +131,7 @@ def test_server_memory_reply_failures_are_one_line(tmp_path, replace, expected) 
         adapter.close()
 
 
+@pytest.mark.slow
 def test_a_server_that_exits_at_once_or_never_answers(tmp_path) -> None:
     base = """name = "odd"\nkind = "mcp"\n[server]\nready_timeout = 3\ncommand = {command}
 [add]\ntool = "a"\n[search]\ntool = "s"\nhits = "r"\n[ids]\nmatch = "id"\n"""

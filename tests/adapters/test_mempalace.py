@@ -78,11 +78,13 @@ def test_depth_config_and_cleanup(adapter_class):
     assert folder is not None and not os.path.exists(folder)
 
 
+@pytest.mark.slow
 def test_epirec_raw_rankings_are_dense_cosine_order():
     """Cross-check: Chroma (cosine) over MemPalace's drawers, fed the same MiniLM, ranks as dense does."""
     check_dense_order(run_on_epirec(MemPalaceRawAdapter()), "mempalace-raw")
 
 
+@pytest.mark.slow
 def test_epirec_hybrid_rankings_are_its_documented_blend_over_the_whole_store():
     """Cross-check: 0.6 * (1 - distance) + 0.4 * max-normalised BM25 (MemPalace's own _bm25_scores) per document.
 

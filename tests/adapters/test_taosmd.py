@@ -47,6 +47,7 @@ def make(request, onnx_cache):
     return lambda: TaosmdApiAdapter(onnx_cache=onnx_cache)
 
 
+@pytest.mark.slow
 def test_the_tiny_store_is_ranked_by_meaning_as_a_full_permutation(make):
     adapter = make()
     adapter.index(tiny_documents())
@@ -203,6 +204,7 @@ def test_close_closes_the_event_loop():
     assert adapter._loop is None and loop.is_closed()
 
 
+@pytest.mark.slow
 def test_epirec_plain_cosine_rankings_are_dense_cosine_order():
     """Cross-check: VectorMemory.search(fusion="none") over the local MiniLM ranks exactly like memrecall's dense."""
     check_dense_order(run_on_epirec(TaosmdAdapter(fusion="none")), "taosmd fusion='none'")

@@ -50,6 +50,7 @@ def test_empty_store_and_missing_stack(monkeypatch):
         TxtaiHybridAdapter().index(tiny_store())
 
 
+@pytest.mark.slow
 def test_epirec_rankings_are_full_permutations_and_repeat_exactly():
     task = epirec_v2()
     first = rank_all(TxtaiHybridAdapter(), task)

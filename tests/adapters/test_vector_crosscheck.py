@@ -37,6 +37,7 @@ def make(name: str):
 
 @pytest.mark.parametrize("benchmark", ["epirec", "locomo"])
 @pytest.mark.parametrize("name", [n for n, (_, _, exact) in ADAPTERS.items() if exact])
+@pytest.mark.slow
 def test_exact_store_ranks_as_dense(name, benchmark):
     if benchmark == "locomo" and not cc.LOCOMO.is_file():
         pytest.skip(f"the real LoCoMo release is not here: put locomo10.json in {cc.LOCOMO.parent}/")
@@ -50,6 +51,7 @@ def test_exact_store_ranks_as_dense(name, benchmark):
 
 @pytest.mark.parametrize("benchmark", ["epirec", "locomo"])
 @pytest.mark.parametrize("name", [n for n, (_, _, exact) in ADAPTERS.items() if not exact])
+@pytest.mark.slow
 def test_hnsw_store_differences_from_exact_are_counted(name, benchmark):
     if benchmark == "locomo" and not cc.LOCOMO.is_file():
         pytest.skip(f"the real LoCoMo release is not here: put locomo10.json in {cc.LOCOMO.parent}/")

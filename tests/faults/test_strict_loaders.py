@@ -168,6 +168,7 @@ def test_a_ranking_longer_than_its_store_is_refused_in_a_file_without_parsing_it
     assert max(parsed_lengths) < rankings_module.LONG_LINE  # the long line was counted, never parsed
 
 
+@pytest.mark.slow
 def test_memrecall_reads_back_its_own_epirec_exports_holding_line_break_characters(tmp_path):
     release = json.loads(MINI_RELEASE.read_text())
     changed = copy.deepcopy(release)
