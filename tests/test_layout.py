@@ -1,4 +1,3 @@
-import pytest
 
 """The package layout stays true: imports run one way, no cycles, a small top level, one module per thing a user
 can name (modules past ~500 lines are flagged by conftest.py's warning)."""
@@ -8,6 +7,8 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+
+import pytest
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1] / "src" / "memrecall"
 

@@ -1,4 +1,3 @@
-import pytest
 
 """A built wheel works anywhere: installed in a fresh venv, `memrecall baseline` runs from a bare folder.
 
@@ -20,6 +19,8 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 from memrecall.data.releases import RELEASES
 
