@@ -214,13 +214,13 @@ def test_every_command_said_to_write_a_committed_report_is_the_one_check_signatu
 
 def test_longmemeval_md_figures_are_what_its_script_prints():
     text = (ROOT / "docs" / "longmemeval.md").read_text(encoding="utf-8")
-    script = re.search(r"```\npython - <<'PY'\n(.*?)PY\n```", text, re.S).group(1)
+    script = re.search(r"```\npython - <<'PY'\n(.*?)\nPY\n", text, re.S).group(1)
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines()]
     claim = re.search(
-        r"every one of the (\d+) LongMemEval rows.*?has recall@10 = ([\d.]+), while recall@1 runs from ([\d.]+) to "
-        r"([\d.]+) and\s+MRR from ([\d.]+) to ([\d.]+)\.",
+        r"LongMemEval table \((\d+) rows,.*?so recall@10 is ([\d.]+) on every row.*?recall@1 from ([\d.]+) \(`\w+`\) to "
+        r"([\d.]+) \(\w+ rows\), MRR@10 from ([\d.]+) to ([\d.]+)\.",
         text,
         re.S,
     )
@@ -229,7 +229,7 @@ def test_longmemeval_md_figures_are_what_its_script_prints():
     assert {float(r[2]) for r in rows} == {float(recall10)}
     assert (min(float(r[1]) for r in rows), max(float(r[1]) for r in rows)) == (float(low1), float(high1))
     mrr = [float(r[3]) for r in rows]
-    assert (f"{min(mrr):.2f}", f"{max(mrr):.2f}") == (low_mrr, high_mrr)
+    assert (f"{min(mrr):.3f}", f"{max(mrr):.3f}") == (low_mrr, high_mrr)
 
 
 def test_a_run_fence_whose_command_fails_stops_the_build_naming_it(tmp_path):
