@@ -219,8 +219,8 @@ def test_longmemeval_md_figures_are_what_its_script_prints():
     assert done.returncode == 0, done.stderr
     rows = [line.split() for line in done.stdout.splitlines()]
     claim = re.search(
-        r"LongMemEval table \((\d+) rows,.*?so recall@10 is ([\d.]+) on every row.*?recall@1 from ([\d.]+) \(`\w+`\) to "
-        r"([\d.]+) \(\w+ rows\), MRR@10 from ([\d.]+) to ([\d.]+)\.",
+        r"LongMemEval table \((\d+) rows,.*?so recall@10 is ([\d.]+) on every row.*?recall@1 from ([\d.]+) "
+        r"\(`\w+`\) to ([\d.]+) \(\w+ rows\), MRR@10 from ([\d.]+) to ([\d.]+)\.",
         text,
         re.S,
     )
