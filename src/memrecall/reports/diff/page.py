@@ -125,6 +125,18 @@ SCRIPT = """
 """
 
 
+
+def page_head(title: str) -> str:
+    """A diff page's head (no network: inline style and script only, by its Content-Security-Policy) and its h1."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
+        f"<title>{html_text(title)}</title><style>{STYLE}</style></head><body><h1>{html_text(title)}</h1>"
+    )
+
+
 def script_json(value: object) -> str:
     """JSON safe inside a <script> element: no `<`, `>` or `&` (so no `</script>`), no JS line separators."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -195,12 +207,8 @@ def diff_page(content: dict) -> str:
     )
     tables = "".join(summary_table(c, i) for i, c in enumerate(content["comparisons"]))
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
-        f"<title>{html_text(title)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>{html_text(title)}</h1><p>{meta}</p>{tables}{_filters(content)}"
+        page_head(title)
+        + f"<p>{meta}</p>{tables}{_filters(content)}"
         '<p id="shown" class="muted"></p><table id="queries"><thead><tr><th>query</th><th>text</th><th>stratum</th>'
         f'{rank_heads}<th class="num">change</th><th>outcome</th></tr></thead><tbody id="rows"></tbody></table>'
         f'<script type="application/json" id="diff-data">{script_json(content)}</script>'

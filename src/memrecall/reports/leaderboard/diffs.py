@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from memrecall.reports.diff.content import OUTCOMES, outcome
-from memrecall.reports.diff.page import STYLE, script_json
+from memrecall.reports.diff.page import page_head, script_json
 from memrecall.reports.escape import html_attr, html_text
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.pages import link
@@ -251,12 +251,8 @@ def diff_page(table: Table, site: Path) -> str:
         "to write the page elsewhere than results/diff.html)."
     )
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
-        f"<title>{html_text(title)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>{html_text(title)}</h1><p>{intro}</p>"
+        page_head(title)
+        + f"<p>{intro}</p>"
         f'<p><a href="../index.html#{html_attr(table.slug)}">back to the leaderboard</a></p>'
         f'<div class="bar"><label>row <select id="system">{options}</select></label>{group_pick}{buttons}</div>'
         + "".join(summary_table(table, found_at, e, site) for e in others)
