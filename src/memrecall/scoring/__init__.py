@@ -1,2 +1,1 @@
-"""Scoring: metrics, scoring policy, paired tests, rank agreement, sufficiency, diagnostics, per-query rows; imports
-data and below."""
+"""Scoring: metrics, policy, paired tests, rank agreement, sufficiency, diagnostics, per-query rows; imports data."""
