@@ -19,6 +19,24 @@ from memrecall.systems.services.spec import ServiceSpec, fill
 
 EXIT_MARK = "memrecall: the server exited with code "
 TAIL_BYTES = 8192
+GROUP_EXIT_SECONDS = 5.0  # how long stop() waits for the last process it started to be gone
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below `pid` (Linux's /proc; none elsewhere), children first."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, queue = [], list(parents.get(pid, []))
+    while queue:
+        child = queue.pop(0)
+        found.append(child)
+        queue += parents.get(child, [])
+    return found
 
 
 def free_port() -> int:
@@ -184,7 +202,9 @@ class ServerProcess:
             client.close()
 
     def stop(self) -> None:
-        """SIGTERM to its process group, then SIGKILL after stop_timeout seconds; the log is closed."""
+        """SIGTERM to its process group, then SIGKILL after stop_timeout seconds; returns once every process it
+        started is gone (at most GROUP_EXIT_SECONDS more); the log is closed."""
+        inside = descendants(self.process.pid)  # a sandbox's processes sit in a session of their own
         if self.process.poll() is None:
             for sig, wait in ((signal.SIGTERM, self.stop_timeout), (signal.SIGKILL, 5.0)):
                 try:
@@ -196,4 +216,7 @@ class ServerProcess:
                     break
                 except subprocess.TimeoutExpired:
                     continue
+        gone_by = time.monotonic() + GROUP_EXIT_SECONDS  # the sandbox's own processes end a moment after bwrap
+        while time.monotonic() < gone_by and any(Path(f"/proc/{pid}").exists() for pid in inside):
+            time.sleep(0.05)
         self._stderr.close()
