@@ -71,26 +71,26 @@ def figures(out: Path | None) -> list[str]:
     return problems
 
 
+def remade(committed: Path, out: Path | None, command: list[str | Path], quiet: bool = True) -> list[str]:
+    """Run `command` + ["--output", target] (target: `committed`, or its name in `out`); the path when it differs."""
+    target = committed if out is None else out / committed.name
+    subprocess.run([str(a) for a in [*command, "--output", target]], cwd=ROOT, check=True, capture_output=quiet)
+    return [] if out is None else differs(target, committed)
+
+
 def audit(out: Path | None) -> list[str]:
     """The newest release's ambiguity candidates; the path when it differs."""
-    target = AUDIT if out is None else out / AUDIT.name
-    subprocess.run(memrecall("audit", "--output", target), cwd=ROOT, check=True, capture_output=True)
-    return [] if out is None else differs(target, AUDIT)
+    return remade(AUDIT, out, memrecall("audit"))
 
 
 def separable(out: Path | None) -> list[str]:
     """Which rows each EpiRec release separates from dense; the path when it differs."""
-    target = SEPARABLE if out is None else out / SEPARABLE.name
-    command = [sys.executable, "scripts/epirec_separable.py", "--output", str(target)]
-    subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
-    return [] if out is None else differs(target, SEPARABLE)
+    return remade(SEPARABLE, out, [sys.executable, "scripts/epirec_separable.py"])
 
 
 def analyses(out: Path | None) -> list[str]:
-    """EpiRec v3's registered analyses; the path when it differs."""
-    target = ANALYSES if out is None else out / ANALYSES.name
-    subprocess.run([sys.executable, "scripts/epirec_v3_analyses.py", "--output", str(target)], cwd=ROOT, check=True)
-    return [] if out is None else differs(target, ANALYSES)
+    """EpiRec v3's registered analyses (minutes: their progress shows); the path when it differs."""
+    return remade(ANALYSES, out, [sys.executable, "scripts/epirec_v3_analyses.py"], quiet=False)
 
 
 def claims(out: Path | None) -> list[str]:

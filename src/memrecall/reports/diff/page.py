@@ -125,7 +125,6 @@ SCRIPT = """
 """
 
 
-
 def page_head(title: str) -> str:
     """A diff page's head (no network: inline style and script only, by its Content-Security-Policy) and its h1."""
     return (
