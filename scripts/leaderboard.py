@@ -1,8 +1,10 @@
 """The committed leaderboard's entries in site/leaderboard/entries/, rerun or rescored in one command each.
 
-    python scripts/leaderboard.py sweep [--systems A,B] [--model NAME] [--benchmarks B,C] [--locomo PATH]
+    python scripts/leaderboard.py sweep [--systems A,B] [--model NAME] [--benchmarks B,C] [--shared DIR]
                                                                           rerun systems, then rebuild the page
-    python scripts/leaderboard.py rescore [--locomo PATH]                 score committed entries again from their
+    python scripts/leaderboard.py adopt SWEEP_FOLDER [--shared DIR]       store a `memrecall sweep --out` folder's
+                                                                          pairs as entries, then rebuild
+    python scripts/leaderboard.py rescore [--shared DIR]                  score committed entries again from their
                                                                           rankings (nothing rerun), then rebuild
 
 Rebuilding the page (and README's EpiRec 3.0 table, docs/encoders.md's encoder overview) from the committed
@@ -10,14 +12,15 @@ entries, and checking it byte for byte, is `python scripts/site.py build|check l
 site/); this module holds that build.
 
 `sweep` runs every registered system (built-ins, then installed adapters) unless --systems names some, on
-EpiRec 3.0, 2.0 and 1.0, LoCoMo session, LoCoMo turn and the generated LongMemEval file (LONGMEMEVAL_ARGS, made
-afresh in a temporary folder: the generator is seeded, so it is the same file on every machine) unless
---benchmarks names some, and replaces those pairs' files under site/leaderboard/entries/. `--model NAME` runs the
-dense systems with that encoder (their files are SYSTEM.NAME.*) and lets the pairs share an embedding cache per
-benchmark, so each text is encoded once per encoder and benchmark: each benchmark's first pair is cold, the rest
-warm, and each says so.
-The build never runs a system and never reads LoCoMo: entries are replayed only against the bundled EpiRec
-releases, so the page is the same on any checkout.
+every benchmark in BENCHMARKS unless --benchmarks names some: the bundled EpiRec releases, the generated
+LongMemEval file (LONGMEMEVAL_ARGS, made afresh in a temporary folder: the generator is seeded, so it is the same
+file on every machine) and the real files under --shared (SHARED_FILES: LoCoMo, REALTALK, Locomo-Plus, BEAM-128K).
+It replaces those pairs' files under site/leaderboard/entries/. `--model NAME` runs the dense systems with that
+encoder (their files are SYSTEM.NAME.*) and lets the pairs share an embedding cache per benchmark, so each text is
+encoded once per encoder and benchmark: each benchmark's first pair is cold, the rest warm, and each says so.
+`adopt` does sweep's second half for a folder `memrecall sweep` wrote (for sweeps run in pieces).
+The build never runs a system and never reads the real files: entries are replayed only against the bundled
+EpiRec releases, so the page is the same on any checkout.
 """
 
 from __future__ import annotations
@@ -33,8 +36,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "site" / "leaderboard"
-LOCOMO = ROOT.parent / "shared" / "data" / "locomo10.json"
-BENCHMARKS = "epirec-v3,epirec-v2,epirec-v1,locomo,locomo-turn,longmemeval"
+SHARED = ROOT.parent / "shared" / "data"
+# each benchmark on real files: its data under --shared (locomo-plus finds locomo10.json beside its folder)
+SHARED_FILES = {
+    "locomo": "locomo10.json",
+    "locomo-turn": "locomo10.json",
+    "realtalk": "realtalk",
+    "realtalk-turn": "realtalk",
+    "locomo-plus": "locomo_plus/locomo_plus.json",
+    "locomo-plus-all": "locomo_plus/locomo_plus.json",
+    "beam": "beam_128k",
+}
+BENCHMARKS = "epirec-v3,epirec-v2,epirec-v1,locomo,locomo-turn,longmemeval,realtalk,realtalk-turn,locomo-plus,"
+BENCHMARKS += "locomo-plus-all,beam"
 GENERATOR = ROOT / "benchmarks" / "generate_longmemeval.py"
 LONGMEMEVAL_ARGS = ("--questions", "50", "--sessions", "10", "--turns", "4", "--assistant-words", "80", "--seed", "7")
 GENERATED = ("index.html", "cards", "figures", "diffs", "summary.md", "summary.csv", "summary.tex")
@@ -108,8 +122,8 @@ def generated_longmemeval(folder: Path) -> Path:
     return path
 
 
-def sweep(systems: str | None, locomo: Path, model: str | None = None, benchmarks: str = BENCHMARKS) -> None:
-    """Rerun systems into a scratch folder, move their pair files into entries/, then rebuild."""
+def sweep(systems: str | None, shared: Path, model: str | None = None, benchmarks: str = BENCHMARKS) -> None:
+    """Rerun systems into a scratch folder, then adopt their pairs (see adopt)."""
     from memrecall.systems.registry import registered_names
 
     names = systems or ",".join(registered_names())
@@ -117,26 +131,35 @@ def sweep(systems: str | None, locomo: Path, model: str | None = None, benchmark
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "sweep"
         generated = generated_longmemeval(Path(scratch))
-        data = [arg for b in ("locomo", "locomo-turn") if b in chosen for arg in ("--benchmark-data", f"{b}={locomo}")]
-        if "longmemeval" in chosen:
-            data += ["--benchmark-data", f"longmemeval={generated}"]
-        shared = ["--model", model, "--cache-root", str(Path(scratch) / "cache")] if model else []
-        command = ["sweep", "--systems", names, "--benchmarks", benchmarks, *data, *shared, "--out", str(out)]
+        files = {b: shared / SHARED_FILES[b] for b in chosen if b in SHARED_FILES}
+        files |= {"longmemeval": generated} if "longmemeval" in chosen else {}
+        data = [arg for b, path in files.items() for arg in ("--benchmark-data", f"{b}={path}")]
+        shared_cache = ["--model", model, "--cache-root", str(Path(scratch) / "cache")] if model else []
+        command = ["sweep", "--systems", names, "--benchmarks", benchmarks, *data, *shared_cache, "--out", str(out)]
         done = subprocess.run([sys.executable, "-m", "memrecall", *command], cwd=ROOT)
-        for report in sorted(out.glob("*/*.report.json")):  # a rerun pair's old rankings go, in any format
+        adopt(out, shared, generated)
+    if done.returncode != 0:
+        print("leaderboard: some pairs failed (see above); the page holds the rest", file=sys.stderr)
+
+
+def adopt(out: Path, shared: Path, generated: Path | None = None) -> None:
+    """Move a sweep folder's pairs into entries/ (replacing those pairs' files), store each the committed way
+    (store_entry), then rebuild the page and the READMEs' table."""
+    with tempfile.TemporaryDirectory() as scratch:
+        generated = generated or generated_longmemeval(Path(scratch))
+        for report in sorted(out.glob("*/*.report.json")):  # a rerun pair's old files go, in any format
             stem = report.name.removesuffix(".report.json")
-            for old in (SITE / "entries" / report.parent.name).glob(f"{stem}.rankings.*"):
+            for old in (SITE / "entries" / report.parent.name).glob(f"{stem}.*"):
                 old.unlink()
         for path in sorted(out.glob("*/*.*")):
             target = SITE / "entries" / path.parent.name / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
         for report in sorted(out.glob("*/*.report.json")):  # stored as rescore stores them: cut, gzip-compressed
-            store_entry(SITE / "entries" / report.parent.name / report.name, locomo, generated)
+            stored = SITE / "entries" / report.parent.name / report.name
+            print(f"stored {stored.relative_to(SITE)}: {store_entry(stored, shared, generated)[:12]}")
     build(SITE)
     write_readmes(SITE / "entries")
-    if done.returncode != 0:
-        print("leaderboard: some pairs failed (see above); the page holds the rest", file=sys.stderr)
 
 
 def release_for(sha256: str) -> Path | None:
@@ -148,25 +171,28 @@ def release_for(sha256: str) -> Path | None:
     return bundled_release(name) if name else None
 
 
-def data_for(content: dict, locomo: Path, generated: Path) -> Path | None:
-    """The data file an entry was run on: the LoCoMo release, the generated LongMemEval file or a bundled EpiRec."""
-    if content["benchmark"].startswith("locomo"):
-        return locomo
-    if content["benchmark"].startswith("longmemeval"):
+def data_for(content: dict, shared: Path, generated: Path) -> Path | None:
+    """The data an entry was run on: a real file under `shared`, the generated LongMemEval file or a bundled
+    EpiRec release."""
+    benchmark = content["benchmark"]
+    if benchmark in SHARED_FILES:
+        return shared / SHARED_FILES[benchmark]
+    if benchmark.startswith("longmemeval"):
         return generated
     return release_for(content["task"]["source_sha256"])
 
 
-def store_entry(path: Path, locomo: Path, generated: Path) -> str:
+def store_entry(path: Path, shared: Path, generated: Path) -> str:
     """Score one entry again from its own rankings and store it the committed way; its new content_sha256.
 
     Nothing is rerun: the entry keeps its claims (identity, encoder, declared flags) and its env (cost, configs,
     the host it ran on). Its rankings are cut to the benchmark's scoring depth and stored gzip-compressed
-    (deterministic: mtime 0, level 9), its report is rebuilt by the replay code `verify` uses, and its scores
-    file is written anew, gzip-compressed the same way. LoCoMo entries need `locomo` (the release they were run on).
+    (deterministic: mtime 0, level 9), its report is rebuilt by the replay code `verify` uses and written as one
+    JSON line (its card is the human view; about half the bytes of the indented form), and its scores
+    file is written anew, gzip-compressed the same way. Entries on real files need `shared` (SHARED_FILES).
     """
     from memrecall.data.rankings import rankings_rows, read_rankings_file
-    from memrecall.io import write_json, write_jsonl
+    from memrecall.io import write_json_line, write_jsonl
     from memrecall.reports.content import make_report
     from memrecall.reports.proof.replay import replay_content, replayed_runs
     from memrecall.reports.query_scores import scores_rows, write_scores
@@ -175,7 +201,7 @@ def store_entry(path: Path, locomo: Path, generated: Path) -> str:
 
     stem = path.name.removesuffix(".report.json")
     report = json.loads(path.read_text(encoding="utf-8"))
-    data = data_for(report["content"], locomo, generated)
+    data = data_for(report["content"], shared, generated)
     source = rankings_beside_report(path)
     bench, loaded, runs = replayed_runs(report, [source], data)
     ((_, rankings),) = runs
@@ -190,19 +216,19 @@ def store_entry(path: Path, locomo: Path, generated: Path) -> str:
     replayed = replay_content(report, [stored], data)
     replayed.pop("memrecall_version", None)
     fresh = make_report(replayed, report["env"])
-    write_json(path, fresh)
+    write_json_line(path, fresh)  # one line: a stored entry is read by tools, its card is the human view
     text = read_rankings_file(stored)[0]
     write_scores(path.with_name(f"{stem}.scores.jsonl.gz"), scores_rows(bench, loaded, fresh, text))
     path.with_name(f"{stem}.scores.jsonl").unlink(missing_ok=True)  # as sweep wrote it
     return fresh["content_sha256"]
 
 
-def rescore(site: Path, locomo: Path) -> None:
+def rescore(site: Path, shared: Path) -> None:
     """Store every committed entry again under this checkout's scoring rules (see store_entry), then rebuild."""
     with tempfile.TemporaryDirectory() as scratch:
         generated = generated_longmemeval(Path(scratch))
         for path in sorted((site / "entries").rglob("*.report.json")):
-            digest = store_entry(path, locomo, generated)
+            digest = store_entry(path, shared, generated)
             print(f"rescored {path.relative_to(site)}: {digest[:12]}")
     build(site)
     if site == SITE:
@@ -247,19 +273,25 @@ def main() -> int:
     """Parse the subcommand and run it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    shared_help = f"the folder of the real data files (SHARED_FILES) [default: {SHARED}]"
     run = sub.add_parser("sweep", help="rerun systems, then rebuild")
     run.add_argument("--systems", default=None, help="comma list [default: every registered system]")
-    run.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
+    run.add_argument("--shared", type=Path, default=SHARED, help=shared_help)
     run.add_argument("--model", default=None, help="the dense systems' encoder (docs/encoders.md) [default: minilm]")
     run.add_argument("--benchmarks", default=BENCHMARKS, help=f"comma list [default: {BENCHMARKS}]")
+    take = sub.add_parser("adopt", help="store a `memrecall sweep --out` folder's pairs as entries, then rebuild")
+    take.add_argument("folder", type=Path, help="the folder `memrecall sweep --out` wrote")
+    take.add_argument("--shared", type=Path, default=SHARED, help=shared_help)
     again = sub.add_parser("rescore", help="score committed entries again from their rankings, then rebuild")
-    again.add_argument("--locomo", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
+    again.add_argument("--shared", type=Path, default=SHARED, help=shared_help)
     again.add_argument("--site", type=Path, default=SITE, help="the leaderboard folder [default: site/leaderboard]")
     args = parser.parse_args()
     if args.command == "sweep":
-        sweep(args.systems, args.locomo, args.model, args.benchmarks)
+        sweep(args.systems, args.shared, args.model, args.benchmarks)
+    elif args.command == "adopt":
+        adopt(args.folder, args.shared)
     else:
-        rescore(args.site, args.locomo)
+        rescore(args.site, args.shared)
     return 0
 
 

@@ -11,6 +11,7 @@ import pytest
 from conftest import run
 from leaderboard_helpers import DATA, SYSTEMS, build, swept_entries
 
+from memrecall.benchmarks import BENCHMARKS
 from memrecall.reports.leaderboard.entries import load_data, read_entries
 from memrecall.reports.leaderboard.figure import pareto_front
 from memrecall.reports.leaderboard.tables import build_tables
@@ -221,8 +222,16 @@ def test_longmemeval_reports_get_their_own_table(tmp_path):
     assert swept.exit_code == 0, swept.output
     (table,) = build_tables(read_entries(tmp_path / "entries", load_data({"longmemeval": [lme]})))
     assert table.benchmark == "longmemeval" and table.title.endswith("Perseus protocol")
-    assert table.groups == ["overall"] and table.metrics[0] == "recall@1"
+    assert table.groups == ["overall"] and table.metrics[:2] == ["recall@1", "mrr@10"]
+    assert table.metrics[2:] == ["recall@3", "recall@5", "recall@10"]  # then the headline, recall@1 said once
     assert sorted(e.state for e in table.rows) == ["replayed", "replayed"]
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_registered_benchmark_has_a_table_title(name):
+    from memrecall.reports.leaderboard.tables import TITLES
+
+    assert TITLES[BENCHMARKS[name].name].format(version="1.0").strip()
 
 
 def test_each_tested_row_shows_the_difference_from_its_best_row_it_could_detect(site):

@@ -204,6 +204,11 @@ def write_json(path: str | Path, obj: Any) -> None:
     atomic_write_text(path, pretty_json(obj))
 
 
+def write_json_line(path: str | Path, obj: Any) -> None:
+    """Atomically write `obj` as one canonical JSON line (jsonl_line): the leaderboard's stored reports."""
+    atomic_write_text(path, jsonl_line(obj) + "\n")
+
+
 def jsonl_line(obj: Any, compact: bool = True) -> str:
     """One JSON-lines line (no newline): canonical JSON with U+0085, U+2028 and U+2029 escaped.
 

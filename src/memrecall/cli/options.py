@@ -25,10 +25,19 @@ FOLDER = click.Path(file_okay=False, path_type=Path)
 EXISTING_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 SEED_TYPE = click.IntRange(0, MAX_SEED)
 RESAMPLES_TYPE = click.IntRange(MIN_RESAMPLES, MAX_RESAMPLES)
+
+
+def benchmark_names() -> str:
+    """The registered benchmarks in words, for --help: epirec with its release aliases, then the rest."""
+    from memrecall.benchmarks import BENCHMARKS, RELEASE_ALIASES
+
+    others = ", ".join(name for name in BENCHMARKS if name != "epirec")
+    return f"epirec (or {', '.join(RELEASE_ALIASES)} for one bundled release), {others}"
+
+
 BENCHMARK_HELP = (
-    "Which benchmark the rankings files answer: epirec (or epirec-v1, epirec-v2, epirec-v3 for one bundled "
-    "release), longmemeval, longmemeval-official, locomo, locomo-turn, beir (--data FOLDER), or one an installed "
-    "package registers [default: epirec]."
+    f"Which benchmark the rankings files answer: {benchmark_names()}, or one an installed package registers "
+    "[default: epirec]."
 )
 
 

@@ -14,6 +14,7 @@ from memrecall.cli.options import (
     QUIET,
     RANKINGS_FORMAT,
     Command,
+    benchmark_names,
     bootstrap_options,
     encoder_options,
     metrics_option,
@@ -28,9 +29,7 @@ from memrecall.cli.options import (
     "--benchmarks",
     "benchmarks_text",
     required=True,
-    help="Comma list of benchmarks: epirec (the default release, v3), epirec-v1, epirec-v2, epirec-v3 (one "
-    "bundled release each), locomo, locomo-turn, longmemeval, longmemeval-official, beir, or one an installed "
-    "package registers.",
+    help=f"Comma list of benchmarks: {benchmark_names()}, or one an installed package registers.",
 )
 @BENCHMARK_DATA
 @OUT
@@ -68,8 +67,8 @@ def sweep(
 
     Exit code 0 when every pair ran, 1 when any failed (its outputs are not written; the others are).
     Into the folder --out: OUT/BENCHMARK/SYSTEM.{report.json,rankings.jsonl,scores.jsonl} and
-    OUT/summary.{md,csv,tex}; with --model, OUT/BENCHMARK/SYSTEM.MODEL.*. --benchmark-data is needed for locomo,
-    locomo-turn, the longmemeval benchmarks and beir.
+    OUT/summary.{md,csv,tex}; with --model, OUT/BENCHMARK/SYSTEM.MODEL.*. --benchmark-data is needed for every
+    benchmark but epirec and its release aliases.
     """
     from memrecall.cli.common import data_input, new_plan
     from memrecall.errors import UsageError, comma_list

@@ -69,7 +69,7 @@ SCRIPT = """
       if (group !== 'all' && g !== group) return;
       const tr = document.createElement('tr');
       cell(tr, data.queries[i]);
-      cell(tr, g);
+      if (groups) cell(tr, g);
       cell(tr, label(dense[i]), 'num');
       cell(tr, label(mine[i]), 'num');
       cell(tr, o, o === 'fixed' || o === 'broken' ? o : '');
@@ -256,8 +256,9 @@ def diff_page(table: Table, site: Path) -> str:
         f'<p><a href="../index.html#{html_attr(table.slug)}">back to the leaderboard</a></p>'
         f'<div class="bar"><label>row <select id="system">{options}</select></label>{group_pick}{buttons}</div>'
         + "".join(summary_table(table, found_at, e, site) for e in others)
-        + '<p id="shown" class="muted"></p><table id="queries"><thead><tr><th>query</th><th>group</th>'
-        f'<th class="num">{DENSE_ROW}: found within</th><th class="num"><span id="mine"></span>: found within</th>'
+        + '<p id="shown" class="muted"></p><table id="queries"><thead><tr><th>query</th>'
+        + ("<th>group</th>" if groups else "")
+        + f'<th class="num">{DENSE_ROW}: found within</th><th class="num"><span id="mine"></span>: found within</th>'
         '<th>outcome</th></tr></thead><tbody id="rows"></tbody></table>'
         f'<script type="application/json" id="diff-data">{script_json(data)}</script>'
         f"<script>{SCRIPT}</script></body></html>\n"
