@@ -81,18 +81,30 @@ def build(site: Path) -> None:
 
 
 def readme_texts(entries: Path) -> dict[Path, str]:
-    """Each README with its leaderboard block rebuilt from `entries` (the EpiRec 3.0 table, page order).
+    """Each README with its leaderboard blocks rebuilt from `entries`: the EpiRec 3.0 table (page order) and one
+    line per other table (readme.others_table).
 
     The entries are read without data: the table needs their signed numbers and order, not a second replay
     (the page build has replayed them already).
     """
     from memrecall.reports.leaderboard.entries import read_entries
-    from memrecall.reports.leaderboard.readme import markdown_table, pick, with_table
+    from memrecall.reports.leaderboard.readme import (
+        OTHERS_END,
+        OTHERS_START,
+        markdown_table,
+        others_table,
+        pick,
+        with_table,
+    )
     from memrecall.reports.leaderboard.tables import build_tables
 
-    table = pick(build_tables(read_entries(entries, {})), README_TABLE)
-    block = markdown_table(table)
-    return {ROOT / n: with_table((ROOT / n).read_text(encoding="utf-8"), block, n) for n in READMES}
+    tables = build_tables(read_entries(entries, {}))
+    top, others = markdown_table(pick(tables, README_TABLE)), others_table(tables)
+    out = {}
+    for name in READMES:
+        text = with_table((ROOT / name).read_text(encoding="utf-8"), top, name)
+        out[ROOT / name] = with_table(text, others, name, OTHERS_START, OTHERS_END)
+    return out
 
 
 def encoders_doc_text(entries: Path) -> str:

@@ -14,6 +14,7 @@ from leaderboard_helpers import DATA, SYSTEMS, build, swept_entries
 from memrecall.benchmarks import BENCHMARKS
 from memrecall.reports.leaderboard.entries import load_data, read_entries
 from memrecall.reports.leaderboard.figure import pareto_front
+from memrecall.reports.leaderboard.readme import others_table
 from memrecall.reports.leaderboard.tables import build_tables
 
 
@@ -225,6 +226,17 @@ def test_longmemeval_reports_get_their_own_table(tmp_path):
     assert table.groups == ["overall"] and table.metrics[:2] == ["recall@1", "mrr@10"]
     assert table.metrics[2:] == ["recall@3", "recall@5", "recall@10"]  # then the headline, recall@1 said once
     assert sorted(e.state for e in table.rows) == ["replayed", "replayed"]
+    lines = others_table([table]).splitlines()  # README's line for each table that is not EpiRec
+    shown = {}
+    for entry in table.rows:
+        cell = table.cell(entry, "overall", "recall@1")
+        shown[entry.row] = f"{cell['value']:.3f} [{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]"
+    best = table.rows[0].row
+    assert len(lines) == 3
+    assert lines[2] == (
+        "| [LongMemEval, Perseus protocol](site/leaderboard/index.html#longmemeval-perseus) | recall@1 | "
+        f"{table.row(table.rows[0], 'overall')['n']} | 2 | {best}: {shown[best]} | - | {shown['fts5']} |"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))

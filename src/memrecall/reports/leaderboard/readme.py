@@ -11,6 +11,8 @@ from memrecall.reports.leaderboard.tables import Table
 from memrecall.reports.power import HEADING
 
 START, END = "<!-- leaderboard-top -->", "<!-- /leaderboard-top -->"
+OTHERS_START, OTHERS_END = "<!-- leaderboard-others -->", "<!-- /leaderboard-others -->"
+BESIDE = ("dense", "fts5")  # the rows every other table is read against: plain cosine on MiniLM, and BM25
 
 
 def _cell(table: Table, entry, group: str) -> str:
@@ -58,6 +60,28 @@ def markdown_table(table: Table) -> str:
         cells = [str(position), markdown_cell(entry.system), markdown_cell(entry.encoder.name), *groups]
         shown = "-" if ms is None else f"{ms:.2f} (warm)" if entry.warm else f"{ms:.2f}"
         cells += [shown, f"{rss:.0f}" if isinstance(rss, (int, float)) else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def others_table(tables: Sequence[Table]) -> str:
+    """One line per table that is not EpiRec (page order): its queries, rows, best row and the BESIDE rows on the
+    primary metric over all queries, each value [low, high]."""
+    header = ["table", "metric", "queries", "rows", "best row", *BESIDE]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for table in tables:
+        if table.benchmark == "epirec" or not table.rows:
+            continue
+        best, named = table.rows[0], {e.row: e for e in table.rows}
+        beside = [_cell(table, named[r], "overall") if r in named else "-" for r in BESIDE]
+        cells = [
+            f"[{markdown_cell(table.title)}](site/leaderboard/index.html#{table.slug})",
+            markdown_cell(table.primary),
+            str(table.row(best, "overall").get("n", "-")),
+            str(len(table.rows)),
+            f"{markdown_cell(best.row)}: {_cell(table, best, 'overall')}",
+            *beside,
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
