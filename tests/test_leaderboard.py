@@ -57,6 +57,15 @@ def test_site_holds_index_a_card_per_row_and_a_figure_per_table(site):
 
 
 @pytest.mark.slow
+def test_only_pages_with_sortable_tables_carry_the_script(site):
+    _, _, files = site
+    pages = {name: data.decode("utf-8") for name, data in files.items() if name.endswith(".html")}
+    with_script = sorted(name for name, text in pages.items() if "<script>" in text)
+    assert with_script == ["index.html"] and 'class="sortable' in pages["index.html"]
+    assert not any("sortable" in text for name, text in pages.items() if name.startswith("cards/"))
+
+
+@pytest.mark.slow
 def test_rebuilding_gives_the_same_bytes(site, tmp_path):
     entries = copy_board(site, tmp_path)
     assert build(entries, tmp_path, *DATA) == site[2]

@@ -29,15 +29,12 @@ def row_page_path(table: Table, entry: Entry) -> str:
     return f"cards/{table.slug}/{slug(entry.row)}.html"
 
 
-def page(title: str, body: list[str]) -> str:
-    """A whole HTML document with our CSS and JavaScript inline."""
+def page(title: str, body: list[str], *, sortable: bool = True) -> str:
+    """A whole HTML document with our CSS inline, and our JavaScript (sortable tables, the encoder filter) when the
+    page has tables it acts on."""
     head = f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html_text(title)}</title>\n'
-    return (
-        head
-        + f"<style>{CSS}</style>\n</head>\n<body>\n"
-        + "\n".join(body)
-        + f"\n<script>{JS}</script>\n</body>\n</html>\n"
-    )
+    script = f"\n<script>{JS}</script>" if sortable else ""
+    return head + f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + f"{script}\n</body>\n</html>\n"
 
 
 def badge(state: str) -> str:
@@ -128,4 +125,4 @@ def row_page(table: Table, entry: Entry, site: Path) -> str:
         f'<a href="{html_attr(link(entry.rankings_path, site, depth))}">rankings</a> &middot; '
         f'<a href="../../index.html#{html_attr(table.slug)}">back to the leaderboard</a></p>'
     )
-    return page(f"{entry.system}: {table.title}", body)
+    return page(f"{entry.system}: {table.title}", body, sortable=False)  # a row page has no sortable table
