@@ -36,7 +36,7 @@ def test_the_per_user_sample_is_one_store_per_user_with_graded_targets():
     assert trip.time.isoformat() == "2025-03-26T18:00:00+00:00"
     assert task.stores["chi"][-1].timestamp.isoformat() == "2025-05-20T10:40:00+00:00"
     assert dataset == {
-        "kind": "beir",
+        "family": "beir",
         "folder": "beir_memory",
         "stores": "one per store_id",
         "judgements": 16,

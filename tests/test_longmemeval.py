@@ -264,7 +264,7 @@ def test_tables_lead_with_recall_at_1_and_mrr_where_recall_at_10_saturates(tmp_p
 def test_other_benchmarks_keep_their_headline_first():
     from memrecall.reports.exports.tables import lead_columns
 
-    content = {"kind": "locomo", "scoring": {"metrics": ["recall@1", "recall@3", "mrr@10"]}}
+    content = {"benchmark": "locomo", "scoring": {"metrics": ["recall@1", "recall@3", "mrr@10"]}}
     assert lead_columns(content, ["recall@3", "recall@1", "mrr@10"]) == ["recall@3", "recall@1", "mrr@10"]
     content["benchmark"] = "longmemeval-official"
     assert lead_columns(content, ["recall@3", "recall@1", "mrr@10"]) == ["recall@1", "mrr@10", "recall@3"]

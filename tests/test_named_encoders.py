@@ -159,7 +159,8 @@ def test_model_name_end_to_end_on_the_mini_release(fetched, tmp_path):
                  "--output", output, "--cache-dir", tmp_path / "cache", "--quiet")  # fmt: skip
     assert result.exit_code == 0, result.output
     system = json.loads(output.read_text(encoding="utf-8"))["content"]["systems"]["dense"]
-    assert system["encoder"] == {"id": "minishlab/potion-base-8M", "weights_sha256": named("potion-8m").weights_sha256}
+    identity = {"id": "minishlab/potion-base-8M", "weights_sha256": named("potion-8m").weights_sha256}
+    assert system["encoder"] == {**identity, "vectors_computed_at_least": 32}  # one call of 32 texts: all of them
     by_type = system["results"]["by_probe_type"]
     assert {group: row["mrr"]["value"] for group, row in by_type.items()} == {
         "factual": 1.0,

@@ -33,7 +33,7 @@ def replays(report: Path, rankings: list[Path], data: Path) -> str:
     return result.output
 
 
-ONE_SHAPE = ("systems", 2, ["system_order", "systems"])
+ONE_SHAPE = ("systems", 3, ["system_order", "systems"])
 
 
 def test_run_with_a_comma_list_writes_one_report_paired_against_the_first_and_replays(tmp_path):

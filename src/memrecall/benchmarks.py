@@ -133,7 +133,7 @@ def _longmemeval_loader(protocol: str) -> Callable[[Path, Mapping[str, Any]], Lo
         limit = options.get("max_instances")
         granularity = options.get("granularity", "session")
         task = load_longmemeval(path, protocol, limit, granularity)
-        dataset = {"kind": "longmemeval", "protocol": protocol, "granularity": granularity, "file": path.name}
+        dataset = {"family": "longmemeval", "protocol": protocol, "granularity": granularity, "file": path.name}
         dataset.update(max_instances=limit, oracle_split=every_session_is_gold(task) and granularity == "session")
         return Loaded(task, dataset)
 
@@ -163,7 +163,7 @@ def _locomo_loader(granularity: str) -> Callable[[Path, Mapping[str, Any]], Load
             from memrecall.data.loaders.locomo_audit import audited
 
             loaded, gold = audited(loaded, path, options.get("gold_file"))
-        dataset = {"kind": "locomo", "granularity": granularity, "file": path.name}
+        dataset = {"family": "locomo", "granularity": granularity, "file": path.name}
         dataset.update(evidence_issue_counts=loaded.issue_counts(), evidence_issues=loaded.evidence_issues)
         # recorded only when chosen, so the reports of the default population and gold are unchanged
         dataset |= ({"category5": category5} if category5 != "apart" else {}) | ({"gold": gold} if gold else {})
@@ -226,7 +226,7 @@ def _realtalk(granularity: str) -> Benchmark:
         from memrecall.data.loaders.realtalk import load_realtalk
 
         loaded = load_realtalk(path, granularity)
-        return Loaded(loaded.task, {"kind": "realtalk", "granularity": granularity} | loaded.facts())
+        return Loaded(loaded.task, {"family": "realtalk", "granularity": granularity} | loaded.facts())
 
     return Benchmark(
         name="realtalk" if granularity == "session" else "realtalk-turn",

@@ -96,11 +96,18 @@ def verify(report_path: Path, trusted: tuple[Path, ...], rankings: tuple[Path, .
     for check in checks:
         click.echo(f"{'ok' if check.ok else 'FAIL'} {check.name}: {check.detail}")
     if checks and checks[0].ok:
+        from memrecall.encoding.vector_cache import cache_check_text
+        from memrecall.errors import short
         from memrecall.reports.content import report_systems
         from memrecall.reports.proof.identity import describe_identity
 
+        systems = current["content"].get("systems")
         for name in report_systems(current["content"]):
             click.echo(f"code {name}: {describe_identity(current['content'], name)}")
+            entry = systems.get(name) if isinstance(systems, dict) else None
+            claim = entry.get("encoder") if isinstance(entry, dict) else None
+            if isinstance(claim, dict):
+                click.echo(f"encoder {name}: {short(str(claim.get('id')))}, {cache_check_text(claim)}")
     state = report_state(report, checks)
     click.echo(f"{report_path}: {state}")
     if state == "UNVERIFIED":

@@ -11,7 +11,7 @@ import numpy as np
 
 from memrecall.encoding.backends import EncoderBackend
 from memrecall.encoding.sources import HUB_MODEL, MODEL_ENV, ModelSource, identified, resolve_model, weights_sha256
-from memrecall.encoding.vector_cache import CHECK_TOLERANCE, VectorCache, check_sample
+from memrecall.encoding.vector_cache import CHECK_TOLERANCE, VectorCache, check_count, check_sample
 from memrecall.errors import ConfigError, DatasetError
 
 __all__ = ["HUB_MODEL", "MODEL_ENV", "ModelSource", "resolve_model", "weights_sha256"]  # moved to sources.py
@@ -155,6 +155,7 @@ class Encoder:
         self.runner = runner or local_runner
         self.encoded_count = 0
         self.checked_count = 0
+        self.computed_at_least = 0  # signed: fixed by the calls' sizes, the same cold or warm
 
     @property
     def device(self) -> str:
@@ -205,6 +206,8 @@ class Encoder:
         keys = [text_sha256(t) for t in texts]
         cached = self._cache.get_many(self.cache_key, list(dict.fromkeys(keys)))
         by_key = dict(zip(keys, texts, strict=True))
+        # cold, all T are computed; warm, check_count(T) are re-encoded; part warm, the fresh ones and the sample
+        self.computed_at_least += check_count(len(by_key))
         if cached:
             self.check_cached(cached, by_key)
         missing = {k: t for k, t in by_key.items() if k not in cached}

@@ -47,6 +47,10 @@ class SharedEncoder:
         """True once a system asked for the encoder."""
         return self._encoder is not None
 
+    def computed_at_least(self) -> int:
+        """The vectors this run's encoding calls computed at the least so far (0 before the encoder is loaded)."""
+        return self._encoder.computed_at_least if self._encoder else 0
+
     def run_facts(self) -> dict:
         """The encoder's unsigned run facts (device, cache hits) when it was used, else nothing."""
         return self._encoder.run_facts() if self._encoder else {}

@@ -17,6 +17,8 @@ from memrecall.errors import ConfigError
 CACHE_FILE = "vectors-v2.sqlite"
 CHECK_ROWS, CHECK_SHARE = 32, 0.01
 """Every run re-encodes max(32, 1 %) of the vectors it reads from the cache (all of them when fewer)."""
+COMPUTED = "vectors_computed_at_least"
+"""The key of an encoder claim's signed count: the vectors its encoding calls computed in the run, at the least."""
 CHECK_TOLERANCE = 5e-3
 """The largest difference in any component between a cached vector and a fresh encoding of its text: batch
 composition moves the last bits (1.3e-7 measured for MiniLM in torch), quantized backends more, and an
@@ -34,11 +36,25 @@ def vector_checksum(blob: bytes) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+def check_count(total: int) -> int:
+    """How many of `total` vectors a check re-encodes: max(CHECK_ROWS, CHECK_SHARE of them), all when fewer."""
+    return min(total, max(CHECK_ROWS, math.ceil(CHECK_SHARE * total)))
+
+
 def check_sample(keys: Sequence[str], draw: random.Random | None = None) -> list[str]:
-    """The cached keys to re-encode: max(CHECK_ROWS, CHECK_SHARE of them), drawn afresh each run (a fixed seed
-    would tell whoever altered the cache which rows are checked), in key order."""
-    count = min(len(keys), max(CHECK_ROWS, math.ceil(CHECK_SHARE * len(keys))))
-    return sorted((draw or random.SystemRandom()).sample(sorted(keys), count))
+    """The cached keys to re-encode: check_count of them, drawn afresh each run (a fixed seed would tell whoever
+    altered the cache which rows are checked), in key order."""
+    return sorted((draw or random.SystemRandom()).sample(sorted(keys), check_count(len(keys))))
+
+
+def cache_check_text(claim: object) -> str:
+    """What an encoder claim signs of the cache check, in words; a report made before the check records none."""
+    count = claim.get(COMPUTED) if isinstance(claim, dict) else None
+    if count is None:
+        return "no cache check recorded"
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        return f"cache check unreadable ({COMPUTED} is {str(count)[:40]!r})"
+    return f"at least {count:,} vector(s) computed in the run (fresh or re-encoded from the cache)"
 
 
 def warn(message: str) -> None:

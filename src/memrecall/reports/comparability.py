@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from memrecall.encoding.vector_cache import COMPUTED
 from memrecall.scoring.metrics import parse_metric
 
 SCHEMA = "memrecall-comparability/v1"
@@ -25,10 +26,11 @@ def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_polic
     """The manifest of a report's content: split commitment, protocol, representation, k, denominators, encoder.
 
     The encoder is the report's own (`model`, a baseline's) or else the signed claim of its first system
-    (`systems.NAME.encoder`, a run's); None for a ranking no memrecall encoder made.
+    (`systems.NAME.encoder`, a run's), as an identity (encoder_identity); None for a ranking no memrecall encoder
+    made.
     """
     dataset = content.get("dataset") or {}
-    kind = dataset.get("kind") if isinstance(dataset, dict) else None
+    family = dataset.get("family") if isinstance(dataset, dict) else None
     task = content["task"]
     granularity = dataset.get("granularity", "session") if isinstance(dataset, dict) else "session"
     protocol = dataset.get("protocol") if isinstance(dataset, dict) else None
@@ -47,7 +49,7 @@ def manifest(content: Mapping[str, Any], results: Mapping[str, Any], dense_polic
             "max_instances": dataset.get("max_instances") if isinstance(dataset, dict) else None,
         },
         "protocol": protocol or task["version"],
-        "session_representation": REPRESENTATIONS.get((kind, protocol, granularity), "one document per item"),
+        "session_representation": REPRESENTATIONS.get((family, protocol, granularity), "one document per item"),
         "granularity": granularity,
         "k": ks,
         "depth": content["scoring"].get("depth"),
@@ -71,14 +73,20 @@ def claimed_encoder(content: Mapping[str, Any]) -> dict | None:
         return content["model"]
     systems = content.get("systems") or {}
     claims = (systems.get(name, {}).get("encoder") for name in content.get("system_order") or [])
-    return next((claim for claim in claims if claim is not None), None) if isinstance(systems, dict) else None
+    return next((encoder_identity(c) for c in claims if c is not None), None) if isinstance(systems, dict) else None
 
 
 def first_system_encoder(content: Mapping[str, Any]) -> dict | None:
-    """The encoder the report's first system claims in signed content, or None."""
+    """The encoder identity the report's first system claims in signed content, or None."""
     order = content.get("system_order") or []
     systems = content.get("systems") or {}
-    return systems.get(order[0], {}).get("encoder") if order and isinstance(systems, dict) else None
+    return encoder_identity(systems.get(order[0], {}).get("encoder")) if order and isinstance(systems, dict) else None
+
+
+def encoder_identity(claim: Any) -> Any:
+    """An encoder claim without its cache check count: which encoder, not how many vectors one run computed
+    (two systems on one encoder compute different numbers, and a report made before the check has none)."""
+    return {k: v for k, v in claim.items() if k != COMPUTED} if isinstance(claim, dict) else claim
 
 
 def conditions(fields: Mapping[str, Any]) -> dict:

@@ -87,13 +87,16 @@ def data_identity(task: Task) -> dict:
     return official_record(task.name.lower(), task.source_sha256)
 
 
-REPORT_SCHEMA = 2  # 2: one content shape (systems / system_order, kind "systems") for every command
+REPORT_SCHEMA = 3
+"""2: one content shape (systems / system_order, kind "systems") for every command. 3: the dataset's family is
+`dataset.family` (was `dataset.kind`), and each encoder claim signs `vectors_computed_at_least`."""
 
 
 def shape_problem(report: Any) -> str | None:
     """What keeps `report` from being a renderable memrecall report of the current shape, or None.
 
-    A report of an old shape (strategies, modes) is read through memrecall.reports.shapes.current_shape first.
+    A report of an old shape (strategies, modes, dataset.kind) is read through
+    memrecall.reports.shapes.current_shape first.
     """
     if not isinstance(report, dict) or not isinstance(report.get("content"), dict):
         return "not a memrecall report (no content object)"

@@ -15,6 +15,7 @@ from memrecall.benchmarks import Benchmark, Loaded, get_benchmark
 from memrecall.data.granularity import session_rankings, unit_view
 from memrecall.data.measured import measured_view
 from memrecall.data.model import Ranking
+from memrecall.encoding.vector_cache import COMPUTED
 from memrecall.errors import ConfigError
 from memrecall.reports.system_report import systems_report
 from memrecall.running.boundary.identity import code_manifest, plugin_identity, source_facts
@@ -142,6 +143,7 @@ def run_systems(
     for index, system in enumerate(systems):
         name = None if names is None else names[index]
         asked: list[bool] = []  # whether this system asked for the shared encoder
+        before = encoder.computed_at_least() if encoder is not None else 0  # systems run one after another
         plugin, adapter, encoder = _resolve(
             system, name, bench, encoder, show_progress, in_process, worker_timeout, pass_env, policy, asked
         )
@@ -157,7 +159,7 @@ def run_systems(
         else:
             run = rank_task(adapter, loaded.task, bench.require_full_rankings, show_progress, executor, depth)
             if encoder is not None and encoder.loaded and (asked or not isinstance(system, str)):
-                used[run.name] = encoder.get().describe()
+                used[run.name] = {**encoder.get().describe(), COMPUTED: encoder.computed_at_least() - before}
         env["system_configs"][run.name] = run.config
         env["durations_seconds"][run.name] = round(run.seconds, 3)
         env["cost"][run.name] = run.cost

@@ -119,7 +119,7 @@ def load_beam(tier: str | Path, granularity: str = "message") -> tuple[Task, dic
                     strata["abstention"] = "yes"
                 queries.append(JudgedQuery(query_id, folder.name, item["question"], None, frozenset(gold), strata))
     facts = {
-        "kind": "beam",
+        "family": "beam",
         "granularity": granularity,
         "conversations": len(folders),
         "messages": message_count,

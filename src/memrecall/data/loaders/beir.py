@@ -111,7 +111,7 @@ def load_beir(folder: Path) -> tuple[Task, dict[str, Any]]:
         tuple(judged),
     )
     dataset = {
-        "kind": "beir",
+        "family": "beir",
         "folder": folder.resolve().name,
         "stores": "one per store_id" if per_user else "one",
         "judgements": len(judgements),

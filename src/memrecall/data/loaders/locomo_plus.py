@@ -124,7 +124,7 @@ def load_locomo_plus(
         stores[store_id] = documents
     version = granularity if layout == "one" else f"{granularity}+all-cues"
     facts = {
-        "kind": "locomo-plus",
+        "family": "locomo-plus",
         "granularity": granularity,
         "layout": layout,
         "file": path.name,

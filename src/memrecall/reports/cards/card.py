@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memrecall.data.official import official_note
+from memrecall.encoding.vector_cache import cache_check_text
 from memrecall.io import atomic_write_text
 from memrecall.reports.cards.figures import AGES, BANDS, PROBE_TYPES, epirec_figures, epirec_systems, harness_figures
 from memrecall.reports.escape import markdown_cell, markdown_link_target, markdown_text
@@ -20,8 +21,9 @@ from memrecall.reports.proof.identity import describe_identity
 
 
 def _encoder_text(encoder: dict) -> str:
-    """An encoder claim as a card cell: its id and weights sha256."""
-    return f"{cell(encoder.get('id'))}, weights sha256 {code(encoder.get('weights_sha256'))}"
+    """An encoder claim as a card cell: its id, weights sha256 and the cache check it signs (or that none is)."""
+    identity = f"{cell(encoder.get('id'))}, weights sha256 {code(encoder.get('weights_sha256'))}"
+    return f"{identity}; {markdown_text(cache_check_text(encoder))}"
 
 
 def provenance(report: dict, state: str) -> list[str]:

@@ -109,7 +109,7 @@ def harness_figures(report: dict, out: Path) -> list[Path]:
     plt = _pyplot()
     content = report["content"]
     stratum = content.get("primary_stratum")
-    title = f"{content['dataset'].get('kind', content['task']['name'])} ({content['task']['version']})"
+    title = f"{content['dataset'].get('family', content['task']['name'])} ({content['task']['version']})"
     curves = {}
     for mode in content["system_order"]:
         curve = content["systems"][mode].get("recall_curve")

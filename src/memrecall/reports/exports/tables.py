@@ -106,7 +106,7 @@ def table_metrics(content: dict) -> list[str]:
 
 def lead_columns(content: dict, columns: list[str]) -> list[str]:
     """`columns`, led by recall@1 and MRR (mrr@10) on a benchmark whose recall@10 is saturated (LongMemEval)."""
-    benchmark = str(content.get("benchmark") or content.get("kind") or "")
+    benchmark = str(content.get("benchmark") or "")
     if not benchmark.startswith(SATURATED):
         return columns
     scored = content["scoring"]["metrics"]

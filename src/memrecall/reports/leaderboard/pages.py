@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from memrecall.data.official import official_note
+from memrecall.encoding.vector_cache import cache_check_text
 from memrecall.reports.escape import html_attr, html_text
 from memrecall.reports.leaderboard.assets import CSS, JS
 from memrecall.reports.leaderboard.encoders import NO_ENCODER
@@ -62,7 +63,8 @@ def encoder_fact(entry: Entry) -> str:
     encoder = entry.encoder
     claim = entry.content["comparability"].get("encoder")
     if encoder.signed:
-        return f"{encoder.name}: {json.dumps(claim, sort_keys=True)} (signed)"
+        check = cache_check_text(entry.content["systems"][entry.system].get("encoder"))
+        return f"{encoder.name}: {json.dumps(claim, sort_keys=True)} (signed); {check}"
     return f"{encoder.name} (its config, unsigned)" if encoder.name != NO_ENCODER else "none"
 
 
