@@ -77,5 +77,14 @@ def main(write: bool = False) -> int:
     return 1 if failures else 0
 
 
+def parse(argv: list[str]) -> bool:
+    """--write or nothing; -h/--help prints the module's description, anything else is a usage error."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", action="store_true", help="write the regenerated reports over the committed ones")
+    return parser.parse_args(argv).write
+
+
 if __name__ == "__main__":
-    sys.exit(main(write="--write" in sys.argv[1:]))
+    sys.exit(main(write=parse(sys.argv[1:])))

@@ -317,6 +317,9 @@ def fresh_pages() -> dict[Path, str]:
 
 def main() -> int:
     """build: rewrite the blocks; check: exit 1 naming every page whose blocks differ from a run."""
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(f"usage: python scripts/doc_outputs.py build|check\n\n{__doc__}")
+        return 0
     if len(sys.argv) != 2 or sys.argv[1] not in ("build", "check"):
         print("usage: python scripts/doc_outputs.py build|check", file=sys.stderr)
         return 2

@@ -72,7 +72,11 @@ def tie_check(benchmark_name: str, data: Path) -> str:
 
 def main() -> int:
     """Compare rankings and content of each committed report under both backends."""
-    locomo = Path(sys.argv[1]) if len(sys.argv) > 1 else LOCOMO  # a worktree's ../shared may be elsewhere
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("locomo", nargs="?", type=Path, default=LOCOMO, help=f"locomo10.json [default: {LOCOMO}]")
+    locomo = parser.parse_args().locomo  # a worktree's ../shared may be elsewhere
     locomo_reports = [(name, [str(locomo) if a == str(LOCOMO) else a for a in args]) for name, args in LOCOMO_REPORTS]
     reports = REPORTS + (locomo_reports if locomo.exists() else [])
     if not locomo.exists():

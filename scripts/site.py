@@ -154,8 +154,12 @@ DEFAULT = [name for name in PARTS if name != "analyses"]
 
 def main(argv: list[str]) -> int:
     """build or check the named parts (default: all but analyses); 2 on a usage error, 1 when check finds a change."""
+    usage = f"usage: python scripts/site.py build|check [{' '.join(PARTS)}]"
+    if argv[:1] in (["-h"], ["--help"]):
+        print(f"{usage}\n\n{__doc__}")
+        return 0
     if not argv or argv[0] not in ("build", "check") or any(a not in PARTS for a in argv[1:]):
-        print(f"usage: python scripts/site.py build|check [{' '.join(PARTS)}]", file=sys.stderr)
+        print(usage, file=sys.stderr)
         return 2
     chosen = argv[1:] or DEFAULT
     if argv[0] == "build":
