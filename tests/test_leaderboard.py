@@ -235,6 +235,13 @@ def test_longmemeval_reports_get_their_own_table(tmp_path):
     assert table.groups == ["overall"] and table.metrics[:2] == ["recall@1", "mrr@10"]
     assert table.metrics[2:] == ["recall@3", "recall@5", "recall@10"]  # then the headline, recall@1 said once
     assert sorted(e.state for e in table.rows) == ["replayed", "replayed"]
+    from memrecall.reports.leaderboard.html import index_page
+
+    assert table.leading == ["mrr@10"]  # recall@10 saturates on LongMemEval: MRR@10 gets a column of its own
+    page = index_page([table], tmp_path)
+    mrr = table.cell(table.rows[0], "overall", "mrr@10")
+    assert page.index("<th>recall@1</th>") < page.index("<th>mrr@10</th>") < page.index("<th>ms per query")
+    assert f'data-sort="{mrr["value"]:.6g}">{mrr["value"]:.3f}' in page
     lines = others_table([table]).splitlines()  # README's line for each table that is not EpiRec
     shown = {}
     for entry in table.rows:

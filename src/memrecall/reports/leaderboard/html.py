@@ -105,6 +105,15 @@ def metric_cell(table: Table, entry: Entry, group: str, tested: bool) -> str:
     return f'<td class="num" data-sort="{value:.6g}">{text}</td>'
 
 
+def leading_cell(table: Table, entry: Entry, metric: str) -> str:
+    """A leading metric's value [CI] over all queries (Table.leading), untested: the paired tests are on the
+    primary metric."""
+    text = value_text(table, entry, "overall", metric)
+    if text is None:
+        return '<td class="num" data-sort="">-</td>'
+    return f'<td class="num" data-sort="{table.cell(entry, "overall", metric)["value"]:.6g}">{text}</td>'
+
+
 def test_lines(table: Table, entry: Entry, group: str) -> list[str]:
     """A tested row's paired tests in one group: against the best row (p_Holm, detectable Δ) and against dense."""
     lines = []
@@ -165,10 +174,11 @@ def group_heading(table: Table, group: str) -> str:
 
 
 def headers(table: Table, extra: Sequence[str] = ()) -> list[str]:
-    """Column headings: #, system, encoder, state, the primary metric per group (hardest first), cost, extras,
-    details."""
+    """Column headings: #, system, encoder, state, the primary metric per group (hardest first), the leading
+    metrics (Table.leading), cost, extras, details."""
     cells = [f"<th>{html_text(name)}</th>" for name in ("#", "system", "encoder", "state")]
     cells += [group_heading(table, group) for group in ranking_groups(table, table.rows)]
+    cells += [f"<th>{html_text(metric)}</th>" for metric in table.leading]
     return [*cells, *(f"<th>{html_text(name)}</th>" for name in (ALL_IN, *extra, "details"))]
 
 
@@ -207,6 +217,7 @@ def rows_table(table: Table, entries: Sequence[Entry], site: Path, tested: bool,
             f"<td>{badge(entry.state)} {code_badge(entry)}</td>",
         ]
         cells += [metric_cell(table, entry, group, tested) for group in ranking_groups(table, table.rows)]
+        cells += [leading_cell(table, entry, metric) for metric in table.leading]
         cells.append(all_in_cell(entry))
         cells += [extra(entry)] if extra else []
         cells.append(details_cell(table, entry, site, tested))

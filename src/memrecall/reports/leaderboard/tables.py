@@ -99,6 +99,14 @@ class Table:
     versus: dict[tuple[str, str], Versus] = field(default_factory=dict)
     against_dense: dict[tuple[str, str], Versus] = field(default_factory=dict)
 
+    @property
+    def leading(self) -> list[str]:
+        """Metrics the page shows in a column of their own after the primary one (LEADING_METRICS; a table of one
+        group only: an EpiRec table's columns are its probe types)."""
+        if self.groups != ["overall"]:
+            return []
+        return [m for m in LEADING_METRICS.get(self.benchmark, ()) if m != self.primary]
+
     def row(self, entry: Entry, group: str) -> dict:
         """The results row of a group (overall, or a primary-stratum group), or {}."""
         results = entry.results
