@@ -354,3 +354,15 @@ def test_a_shown_p_falls_on_the_same_side_of_alpha_as_the_p(offset):
     assert (number < ALPHA or shown.startswith("< ")) == (p < ALPHA), shown
     assert len(shown.split(".")[1]) >= 4
     assert p_shown(0.0180) == "0.0180" and p_shown(1.0) == "1.0000" and p_shown(0.04999) == "0.04999"
+
+
+@pytest.mark.parametrize(
+    ("values", "top"), [([0.09, 0.01], 0.2), ([0.33], 0.4), ([0.6, 0.2], 0.7), ([0.94], 1.0), ([0.95], 1.05), ([], 1.05)]
+)
+def test_a_figure_of_low_scores_is_not_drawn_flat_along_the_bottom(values, top):
+    from types import SimpleNamespace
+
+    from memrecall.reports.leaderboard.figure import y_top
+
+    table = SimpleNamespace(groups=["overall"], primary="recall@1", cell=lambda entry, group, metric: {"value": entry})
+    assert y_top(table, values) == top

@@ -6,6 +6,7 @@ The front runs across encoders; each encoder has its own marker shape, named in 
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Sequence
 
@@ -13,6 +14,7 @@ from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.labels import place_labels
 
 TITLE_CHARS_PER_PANEL = 60  # a 4.2-inch panel holds about 65 characters of the 9-point title; wrap before
+PANEL_TITLE_CHARS = 50  # a panel's own title: a 62-character one lost its last 4 characters on the page; wrap sooner
 X_LABEL = "time per query, ms (prepare + index + rank, over queries; log scale)"
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LABEL_SIZE = 6.5
@@ -86,6 +88,14 @@ def label_points(ax, points: Sequence[tuple[float, float, str]], number: dict, o
         )
 
 
+def y_top(table, entries: Sequence[Entry]) -> float:
+    """The panels' shared y-axis top: 1.05 when a value reaches 0.95, else the next tenth above the highest value
+    plus 0.05, so a table whose rows all score low is not drawn flat along the bottom."""
+    values = [c["value"] for e in entries for g in table.groups if (c := table.cell(e, g, table.primary))]
+    highest = max(values, default=1.0)
+    return 1.05 if highest >= 0.95 else math.ceil((highest + 0.05) * 10) / 10
+
+
 def figure_svg(table, entries: Sequence[Entry]) -> bytes:
     """The table's figure as SVG bytes, identical for identical inputs (fixed hash salt, no date)."""
     import io
@@ -107,7 +117,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
         shape = {name: MARKERS[i % len(MARKERS)] for i, name in enumerate(names)}
         encoder_of = {e.row: e.encoder.name for e in entries}
         warm = {e.row for e in entries if e.warm}
-        panels = []
+        panels, top = [], y_top(table, entries)
         for ax, group in zip(axes, groups, strict=True):
             points, number = [], {}
             for position, entry in enumerate(entries, start=1):
@@ -124,8 +134,8 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
                 ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="#1f5fa8", lw=1, zorder=2)
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.set_ylim(-0.03, 1.05)
-            ax.set_title(group if group != "overall" else table.title, fontsize=9)
+            ax.set_ylim(-0.03 * top, top)
+            ax.set_title(textwrap.fill(group if group != "overall" else table.title, PANEL_TITLE_CHARS), fontsize=9)
             ax.set_xlabel(X_LABEL, fontsize=7)
             ax.set_ylabel(table.primary)
             ax.grid(True, alpha=0.3)
@@ -134,7 +144,7 @@ def figure_svg(table, entries: Sequence[Entry]) -> bytes:
             handles = [
                 Line2D([], [], marker=shape[n], ls="", color="#444444", markerfacecolor="none", label=n) for n in names
             ]
-            axes[0].legend(handles=handles, title="encoder", fontsize=6.5, title_fontsize=7, loc="lower right")
+            axes[0].legend(handles=handles, title="encoder", fontsize=6.5, title_fontsize=7, loc="best")
         title = (
             f"{table.title}: {table.primary} against time per query; filled = Pareto front (named); "
             "numbers are the table's # column" + ("; rows with a warm cost are never on the front" if warm else "")
