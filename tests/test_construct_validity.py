@@ -80,7 +80,8 @@ def test_a_run_in_the_wrong_benchmark_folder_is_refused(tmp_path) -> None:
     done = run("--runs", str(tmp_path), "--out", str(out))
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        f"construct_validity: {tmp_path / 'realtalk' / 'dense.report.json'}: a run of locomo session, not of realtalk"
+        f"construct_validity: {tmp_path / 'realtalk' / 'dense.report.json.gz'}: a run of locomo session, not of "
+        "realtalk"
     ]
     assert not out.exists()
 
