@@ -3,13 +3,13 @@
 Kendall's tau-b between the systems' EpiRec v3 recall@3 on a probe type and their recall@k on an outside
 benchmark, over every system both have a run of, with a seeded percentile bootstrap interval that redraws whole
 stores of both (scoring/rank_agreement.py). The values are the runs' own per-query scores files
-(`SYSTEM.scores.jsonl` beside each `SYSTEM.report.json`, as `memrecall sweep` and the leaderboard write them),
-each checked against its report's fingerprint and headline numbers; nothing is copied by hand.
+(`SYSTEM.scores.jsonl(.gz)` beside each `SYSTEM.report.json(.gz)`, as `memrecall sweep` and the leaderboard
+write them), each checked against its report's fingerprint and headline numbers; nothing is copied by hand.
 
     python scripts/construct_validity.py [--runs DIR ...] [--out site/construct_validity.json] [--seed 0]
                                          [--doc docs/construct-validity.md]
 
-Each --runs folder holds BENCHMARK/SYSTEM.{report.json,scores.jsonl} (a sweep's --out, or the leaderboard's
+Each --runs folder holds BENCHMARK/SYSTEM.{report.json,scores.jsonl}[.gz] (a sweep's --out, or the leaderboard's
 entries/); the default is site/leaderboard/entries. A row is a leaderboard row (SYSTEM, or SYSTEM.ENCODER for a
 non-default encoder); oracle rows and rows measured under other conditions than most of their benchmark's rows
 are left out, as the leaderboard lists them apart. The primary comparisons are fixed here, before any number
@@ -75,10 +75,11 @@ def read_folder(folders: list[Path], name: str) -> list:
     from memrecall.reports.comparability import conditions, mismatches
     from memrecall.reports.leaderboard.entries import read_entry
     from memrecall.reports.leaderboard.tables import reference_manifest
+    from memrecall.reports.rankings_files import report_files
 
     entries, seen = [], {}
     for folder in folders:
-        for path in sorted((folder / name).glob("*.report.json")):
+        for path in report_files(folder / name):
             entry = read_entry(path, {})
             if not of_benchmark(entry.content, name):
                 fail(f"{path}: a run of {entry.content['benchmark']} {entry.content['task']['version']}, not of {name}")

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-import json
 import shutil
 import subprocess
 import sys
@@ -55,6 +54,7 @@ GENERATED = ("index.html", "cards", "figures", "diffs", "summary.md", "summary.c
 READMES = ("README.md", "README.ko.md", "README.zh-CN.md")
 README_TABLE = "epirec-3-0"
 ENCODERS_DOC = ROOT / "docs" / "encoders.md"
+STORED_REPORT = ".report.json.gz"  # an entry's report as store_entry stores it (rankings_files.REPORT_SUFFIXES)
 
 
 def memrecall(*args: str) -> None:
@@ -157,21 +157,34 @@ def sweep(systems: str | None, shared: Path, model: str | None = None, benchmark
 def adopt(out: Path, shared: Path, generated: Path | None = None) -> None:
     """Move a sweep folder's pairs into entries/ (replacing those pairs' files), store each the committed way
     (store_entry), then rebuild the page and the READMEs' table."""
+    from memrecall.reports.rankings_files import report_files, report_stem
+
+    reports = report_files(out, pattern="*/*")
     with tempfile.TemporaryDirectory() as scratch:
         generated = generated or generated_longmemeval(Path(scratch))
-        for report in sorted(out.glob("*/*.report.json")):  # a rerun pair's old files go, in any format
-            stem = report.name.removesuffix(".report.json")
-            for old in (SITE / "entries" / report.parent.name).glob(f"{stem}.*"):
+        for report in reports:  # a rerun pair's old files go, in any format (never another encoder's SYSTEM.MODEL.*)
+            folder, stem = SITE / "entries" / report.parent.name, report_stem(report)
+            for old in pair_files(folder, stem):
                 old.unlink()
         for path in sorted(out.glob("*/*.*")):
             target = SITE / "entries" / path.parent.name / path.name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-        for report in sorted(out.glob("*/*.report.json")):  # stored as rescore stores them: cut, gzip-compressed
+        for report in reports:  # stored as rescore stores them: cut, gzip-compressed
             stored = SITE / "entries" / report.parent.name / report.name
-            print(f"stored {stored.relative_to(SITE)}: {store_entry(stored, shared, generated)[:12]}")
+            digest = store_entry(stored, shared, generated)
+            print(f"stored {stored.parent.relative_to(SITE)}/{report_stem(stored)}{STORED_REPORT}: {digest[:12]}")
     build(SITE)
     write_readmes(SITE / "entries")
+
+
+def pair_files(folder: Path, stem: str) -> list[Path]:
+    """A pair's report, rankings and scores files in `folder`, in any of the formats sweep writes or entries store."""
+    from memrecall.reports.query_scores import SCORES_BESIDE
+    from memrecall.reports.rankings_files import RANKINGS_BESIDE, REPORT_SUFFIXES
+
+    suffixes = (*REPORT_SUFFIXES, *RANKINGS_BESIDE, ".rankings.trec", *SCORES_BESIDE)
+    return [folder / f"{stem}{suffix}" for suffix in suffixes if (folder / f"{stem}{suffix}").is_file()]
 
 
 def release_for(sha256: str) -> Path | None:
@@ -195,24 +208,27 @@ def data_for(content: dict, shared: Path, generated: Path) -> Path | None:
 
 
 def store_entry(path: Path, shared: Path, generated: Path) -> str:
-    """Score one entry again from its own rankings and store it the committed way; its new content_sha256.
+    """Score one entry (SYSTEM.report.json or .report.json.gz) again from its own rankings and store it the
+    committed way; its new content_sha256.
 
     Nothing is rerun: the entry keeps its claims (identity, encoder, declared flags) and its env (cost, configs,
     the host it ran on). Its rankings are cut to the benchmark's scoring depth and stored gzip-compressed
-    (deterministic: mtime 0, level 9), its report is rebuilt by the replay code `verify` uses and written as one
-    JSON line (its card is the human view; about half the bytes of the indented form), and its scores
-    file is written anew, gzip-compressed the same way. Entries on real files need `shared` (SHARED_FILES).
+    (deterministic: mtime 0, level 9), its report is rebuilt by the replay code `verify` uses and stored as one
+    JSON line gzip-compressed the same way, SYSTEM.report.json.gz (its card is the human view; a plain
+    SYSTEM.report.json it replaces is removed), and its scores file is written anew, gzip-compressed the same way.
+    Entries on real files need `shared` (SHARED_FILES).
     """
+    from memrecall.data.jsonfile import read_json
     from memrecall.data.rankings import rankings_rows, read_rankings_file
     from memrecall.io import write_json_line, write_jsonl
     from memrecall.reports.content import make_report
     from memrecall.reports.proof.replay import replay_content, replayed_runs
     from memrecall.reports.query_scores import scores_rows, write_scores
-    from memrecall.reports.rankings_files import rankings_beside_report
+    from memrecall.reports.rankings_files import rankings_beside_report, report_stem
     from memrecall.scoring.depth import at_depth
 
-    stem = path.name.removesuffix(".report.json")
-    report = json.loads(path.read_text(encoding="utf-8"))
+    stem = report_stem(path)
+    report = read_json(path)
     data = data_for(report["content"], shared, generated)
     source = rankings_beside_report(path)
     bench, loaded, runs = replayed_runs(report, [source], data)
@@ -228,7 +244,10 @@ def store_entry(path: Path, shared: Path, generated: Path) -> str:
     replayed = replay_content(report, [stored], data)
     replayed.pop("memrecall_version", None)
     fresh = make_report(replayed, report["env"])
-    write_json_line(path, fresh)  # one line: a stored entry is read by tools, its card is the human view
+    target = path.with_name(stem + STORED_REPORT)
+    write_json_line(target, fresh)  # one line, gzip: a stored entry is read by tools, its card is the human view
+    if path != target:
+        path.unlink()
     text = read_rankings_file(stored)[0]
     write_scores(path.with_name(f"{stem}.scores.jsonl.gz"), scores_rows(bench, loaded, fresh, text))
     path.with_name(f"{stem}.scores.jsonl").unlink(missing_ok=True)  # as sweep wrote it
@@ -237,11 +256,13 @@ def store_entry(path: Path, shared: Path, generated: Path) -> str:
 
 def rescore(site: Path, shared: Path) -> None:
     """Store every committed entry again under this checkout's scoring rules (see store_entry), then rebuild."""
+    from memrecall.reports.rankings_files import report_files, report_stem
+
     with tempfile.TemporaryDirectory() as scratch:
         generated = generated_longmemeval(Path(scratch))
-        for path in sorted((site / "entries").rglob("*.report.json")):
+        for path in report_files(site / "entries", pattern="**/*"):  # plain or gzip; both of one pair is refused
             digest = store_entry(path, shared, generated)
-            print(f"rescored {path.relative_to(site)}: {digest[:12]}")
+            print(f"rescored {path.parent.relative_to(site)}/{report_stem(path)}{STORED_REPORT}: {digest[:12]}")
     build(site)
     if site == SITE:
         write_readmes(site / "entries")

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from scipy.stats import kendalltau
 
+from memrecall.data.jsonfile import read_json
+
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = ROOT / "site" / "leaderboard" / "entries"
 SCRIPT = ROOT / "scripts" / "construct_validity.py"
@@ -31,7 +33,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 def value(folder: str, system: str, group: str | None, metric: str) -> float:
-    results = json.loads((ENTRIES / folder / f"{system}.report.json").read_text())["content"]["systems"][system]
+    results = read_json(ENTRIES / folder / f"{system}.report.json.gz")["content"]["systems"][system]
     row = results["results"]["by_probe_type"][group] if group else results["results"]["overall"]
     return row[metric]["value"]
 
@@ -78,7 +80,8 @@ def test_a_run_in_the_wrong_benchmark_folder_is_refused(tmp_path) -> None:
     done = run("--runs", str(tmp_path), "--out", str(out))
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        f"construct_validity: {tmp_path / 'realtalk' / 'dense.report.json'}: a run of locomo session, not of realtalk"
+        f"construct_validity: {tmp_path / 'realtalk' / 'dense.report.json.gz'}: a run of locomo session, not of "
+        "realtalk"
     ]
     assert not out.exists()
 

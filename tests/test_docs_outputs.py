@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import shared_file
 
+from memrecall.data.jsonfile import read_json
+from memrecall.reports.rankings_files import report_files
+
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = importlib.util.spec_from_file_location("doc_outputs", ROOT / "scripts" / "doc_outputs.py")
 doc_outputs = importlib.util.module_from_spec(SPEC)
@@ -29,8 +32,8 @@ HEX = re.compile(r"(?<![0-9a-f])([0-9a-f]{12}|[0-9a-f]{40}|[0-9a-f]{64})(?![0-9a
 def committed_digests() -> set[str]:
     """content_sha256 of every committed report (site/*.json, the leaderboard's entries) and each release's sha256."""
     found = set()
-    for path in [*ROOT.glob("site/*.json"), *ROOT.glob("site/leaderboard/entries/*/*.report.json")]:
-        report = json.loads(path.read_text(encoding="utf-8"))
+    for path in [*ROOT.glob("site/*.json"), *report_files(ROOT / "site" / "leaderboard" / "entries", pattern="*/*")]:
+        report = read_json(path)
         if isinstance(report, dict) and "content_sha256" in report:
             found.add(report["content_sha256"])
     sums = (ROOT / "data" / "SHA256SUMS").read_text(encoding="utf-8").split()

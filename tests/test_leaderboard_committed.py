@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from memrecall.reports.rankings_files import report_files, report_stem
+
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = ROOT / "site" / "leaderboard" / "entries"
 
@@ -27,9 +29,9 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
     assert all(f.is_dir() for f in folders)
     for folder in folders:
         rankings = sorted(folder.glob("*.rankings.jsonl.gz"))
-        reports = sorted(folder.glob("*.report.json"))
+        reports = report_files(folder)
         assert len(reports) >= 24 and not list(folder.glob("*.rankings.jsonl")), folder
-        assert [r.name.removesuffix(".report.json") for r in reports] == [
+        assert [report_stem(r) for r in reports] == [
             r.name.removesuffix(".rankings.jsonl.gz") for r in rankings
         ], folder  # one gzip rankings file per report, nothing else
         for path in rankings:
@@ -62,13 +64,28 @@ def test_committed_rankings_are_deterministic_gzip_at_the_scoring_depth():
 def test_committed_scores_are_one_deterministic_gzip_file_per_report():
     from memrecall.io import deflated
 
-    reports = sorted(ENTRIES.rglob("*.report.json"))
+    reports = report_files(ENTRIES, pattern="**/*")
     assert len(reports) > 200 and not list(ENTRIES.rglob("*.scores.jsonl"))  # no plain scores file is left
     for report in reports:
-        path = report.with_name(report.name.replace(".report.json", ".scores.jsonl.gz"))
+        path = report.with_name(f"{report_stem(report)}.scores.jsonl.gz")
         data = path.read_bytes()
         assert data[:9] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02", path  # as the rankings: no name, mtime 0
         assert deflated(gzip.decompress(data)) == data, path  # so a rescore writes the same bytes
+
+
+def test_committed_reports_are_one_deterministic_gzip_json_line_each():
+    """As scripts/leaderboard.py store_entry writes them: SYSTEM.report.json.gz, the deflated bytes of the report's
+    one canonical JSON line (io.write_json_line), and no plain SYSTEM.report.json left beside them."""
+    from memrecall.io import deflated, jsonl_line
+
+    reports = sorted(ENTRIES.rglob("*.report.json*"))
+    assert len(reports) > 200 and all(p.name.endswith(".report.json.gz") for p in reports)
+    for path in reports:
+        data = path.read_bytes()
+        assert data[:9] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02", path
+        text = gzip.decompress(data)
+        assert deflated(text) == data, path
+        assert text.decode("utf-8") == jsonl_line(json.loads(text)) + "\n", path
 
 
 def test_only_tables_of_too_few_stores_warn_that_nothing_can_separate():

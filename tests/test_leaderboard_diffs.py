@@ -19,6 +19,7 @@ from memrecall.io import deflated
 from memrecall.reports.leaderboard.diffs import ALPHABET, per_char
 from memrecall.reports.leaderboard.entries import read_entries
 from memrecall.reports.leaderboard.tables import DENSE_ROW, build_tables
+from memrecall.reports.query_scores import scores_beside
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "site" / "leaderboard"
@@ -82,15 +83,13 @@ def test_a_diff_page_counts_what_the_scores_files_hold(committed, slug):
     table = next(t for t in tables if t.slug == slug)
     page = (COMMITTED / "diffs" / f"{slug}.html").read_text("utf-8")
     dense = next(e for e in table.rows if e.row == DENSE_ROW)
-    before = hits(dense.report_path.with_name(dense.report_path.name.replace(".report.json", ".scores.jsonl.gz")),
-                  table.primary)  # fmt: skip
+    before = hits(scores_beside(dense.report_path)[0], table.primary)
     data = page_data(page)
     assert data["queries"] == list(before)
     for entry in table.rows:
         if entry is dense:
             continue
-        after = hits(entry.report_path.with_name(entry.report_path.name.replace(".report.json", ".scores.jsonl.gz")),
-                     table.primary)  # fmt: skip
+        after = hits(scores_beside(entry.report_path)[0], table.primary)
         expected = {
             "fixed": sum(after[q] and not before[q] for q in before),
             "broken": sum(before[q] and not after[q] for q in before),

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import MINI_RELEASE, run
 
+from memrecall.data.jsonfile import read_json
+from memrecall.reports.rankings_files import report_files, report_stem
+
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "examples" / "data"
 OLD = Path(__file__).parent / "fixtures" / "old_shapes"
@@ -18,7 +21,7 @@ NOTE = "read as an old report shape"
 
 def shape_of(path: Path) -> tuple:
     """(kind, report_schema, the content keys that hold systems) of a written report."""
-    content = json.loads(Path(path).read_text(encoding="utf-8"))["content"]
+    content = read_json(Path(path))["content"]
     held = sorted(
         k for k in ("systems", "system_order", "strategies", "strategy_order", "modes", "mode_order") if k in content
     )
@@ -184,16 +187,16 @@ def test_power_reads_an_old_shape_says_so_and_names_the_binding_it_lacks(tmp_pat
 # --- the committed leaderboard entries replay from their own rankings --------------------------------------------
 
 ENTRIES = ROOT / "site" / "leaderboard" / "entries"
-COMMITTED = sorted(p for p in ENTRIES.glob("*/*.report.json") if p.parent.name.startswith(("epirec", "locomo")))
+COMMITTED = [p for p in report_files(ENTRIES, pattern="*/*") if p.parent.name.startswith(("epirec", "locomo"))]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.name.removesuffix('.report.json')}")
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{report_stem(p)}")
 def test_every_committed_entry_replays_from_its_rankings(path):
     from memrecall.reports.proof.verification import report_state, verify_report
     from memrecall.reports.rankings_files import rankings_beside_report
 
-    report = json.loads(path.read_text(encoding="utf-8"))
+    report = read_json(path)
     assert shape_of(path) == ONE_SHAPE
     data = ROOT / "data" / f"epirec_{path.parent.name.removeprefix('epirec-')}.json"
     if report["content"]["benchmark"].startswith("locomo"):

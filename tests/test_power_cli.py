@@ -20,8 +20,8 @@ def power(*args):
 
 
 def report(name: str, folder: Path = V2) -> Path:
-    """A committed entry's report."""
-    return folder / f"{name}.report.json"
+    """A committed entry's report (stored gzip-compressed, as scripts/leaderboard.py store_entry stores it)."""
+    return folder / f"{name}.report.json.gz"
 
 
 def test_the_issue_pairs_are_measured_from_the_entries(tmp_path):
@@ -131,7 +131,7 @@ def test_reports_on_other_data_or_without_rankings_are_refused(tmp_path):
     mixed = power(report("dense"), report("dense", ENTRIES / "epirec-v1"))
     assert mixed.exit_code == 1
     assert f"error: {report('dense', ENTRIES / 'epirec-v1')}: data sha256" in mixed.output
-    lonely = tmp_path / "dense.report.json"
+    lonely = tmp_path / "dense.report.json.gz"
     shutil.copy(report("dense"), lonely)
     missing = power(lonely)
     assert missing.exit_code == 2

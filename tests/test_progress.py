@@ -149,7 +149,7 @@ def test_leaderboard_in_a_pipe_counts_the_reports_it_checks_and_the_tables_it_te
     folder = tmp_path / "entries" / "epirec-v3"
     folder.mkdir(parents=True)
     for system in ("dense", "fts5", "recency"):
-        for suffix in ("report.json", "rankings.jsonl.gz", "scores.jsonl.gz"):
+        for suffix in ("report.json.gz", "rankings.jsonl.gz", "scores.jsonl.gz"):
             shutil.copyfile(source / f"{system}.{suffix}", folder / f"{system}.{suffix}")
     done = run_in_a_pipe("leaderboard", str(tmp_path / "entries"), "--out", str(tmp_path / "site"), setting="0")
     assert done.returncode == 0, done.stderr

@@ -200,13 +200,20 @@ def canonical_json(obj: Any) -> str:
 
 
 def write_json(path: str | Path, obj: Any) -> None:
-    """Atomically write `obj` as pretty, sorted JSON."""
-    atomic_write_text(path, pretty_json(obj))
+    """Atomically write `obj` as pretty, sorted JSON; gzip-compressed (deflated) for a .gz path."""
+    _write_maybe_deflated(path, pretty_json(obj))
 
 
 def write_json_line(path: str | Path, obj: Any) -> None:
-    """Atomically write `obj` as one canonical JSON line (jsonl_line): the leaderboard's stored reports."""
-    atomic_write_text(path, jsonl_line(obj) + "\n")
+    """Atomically write `obj` as one canonical JSON line (jsonl_line), gzip-compressed (deflated) for a .gz path:
+    the leaderboard's stored reports."""
+    _write_maybe_deflated(path, jsonl_line(obj) + "\n")
+
+
+def _write_maybe_deflated(path: str | Path, text: str) -> None:
+    """Atomically write UTF-8 text, as deflated gzip bytes when the path ends in .gz."""
+    data = text.encode("utf-8")
+    atomic_write_bytes(path, deflated(data) if str(path).endswith(".gz") else data)
 
 
 def jsonl_line(obj: Any, compact: bool = True) -> str:
@@ -227,8 +234,7 @@ def jsonl_line(obj: Any, compact: bool = True) -> str:
 
 def write_jsonl(path: str | Path, rows: list[dict]) -> None:
     """Atomically write one canonical JSON object per line (line-break code points escaped); gzip for a .gz path."""
-    data = "".join(jsonl_line(r) + "\n" for r in rows).encode("utf-8")
-    atomic_write_bytes(path, deflated(data) if str(path).endswith(".gz") else data)
+    _write_maybe_deflated(path, "".join(jsonl_line(r) + "\n" for r in rows))
 
 
 GZIP_LEVEL = 9

@@ -1,6 +1,6 @@
 """Family: nothing untrusted exhausts the scorer. Every loader and file format (EpiRec, LongMemEval, LoCoMo,
-BEIR, rankings, reports) is crossed with every hostile case (nesting 100,000 deep as arrays and as objects, a
-cut-off file, a trailing comma, a lone surrogate, an empty dataset or query text, a gzip bomb). Each variant
+BEIR, rankings, reports plain and gzip) is crossed with every hostile case (nesting 100,000 deep as arrays and as
+objects, a cut-off file, a trailing comma, a lone surrogate, an empty dataset or query text, a gzip bomb). Each variant
 runs the real command in a child process under a 1 GiB address-space cap (RLIMIT_AS) and a time limit, and
 must end in one `error:` line naming the file and where, exit 1, nothing written, and a peak RSS under the cap.
 """
@@ -109,6 +109,19 @@ def write_file(name: str) -> Callable[[Path, str], Path]:
     return write
 
 
+def write_gzip(name: str) -> Callable[[Path, str], Path]:
+    """Write the text gzip-compressed (memrecall.io.deflated, as the leaderboard stores its reports)."""
+
+    def write(folder: Path, text: str) -> Path:
+        from memrecall.io import deflated
+
+        path = folder / name
+        path.write_bytes(deflated(text.encode("utf-8", errors="surrogatepass")))
+        return path
+
+    return write
+
+
 def write_beir(folder: Path, corpus: str) -> Path:
     beir = folder / "beir"
     (beir / "qrels").mkdir(parents=True)
@@ -169,13 +182,20 @@ FORMATS = {
             write_file("rankings.jsonl"),
             lambda p, out: ["evaluate", p, "--data", MINI_RELEASE, "--output", out],
         ),
-        Format(
-            "report",
-            lambda _: REPORT.read_text(encoding="utf-8"),
-            ("content", "strategies"),
-            False,
-            write_file("x.report.json"),
-            lambda p, out: ["verify", p],
+        *(
+            Format(
+                name,
+                lambda _: REPORT.read_text(encoding="utf-8"),
+                ("content", "strategies"),
+                False,
+                write(f"x{suffix}"),
+                lambda p, out: ["verify", p],
+                ("content", "primary_metric"),
+            )
+            for name, write, suffix in (
+                ("report", write_file, ".report.json"),
+                ("report-gz", write_gzip, ".report.json.gz"),  # a committed leaderboard entry's report
+            )
         ),
     )
 }
@@ -304,17 +324,50 @@ BOMBS = {
     "one member, 1 GiB": lambda: gzip_member(1 << 30),
     "200 members of 16 MiB (3.2 GiB)": lambda: gzip_member(1 << 24) * 200,
 }
+# every gzip input read whole: (file name, the command that reads it)
+GZIP_READERS = {
+    "rankings": ("rankings.jsonl.gz", lambda p, out: ["evaluate", p, "--data", MINI_RELEASE, "--output", out]),
+    "report": ("x.report.json.gz", lambda p, out: ["verify", p]),
+}
 
 
+@pytest.mark.parametrize("reader", sorted(GZIP_READERS))
 @pytest.mark.parametrize("bomb", sorted(BOMBS))
 @pytest.mark.slow
-def test_a_gzip_bomb_is_refused_before_it_is_inflated(tmp_path, bomb):
-    path = tmp_path / "rankings.jsonl.gz"
+def test_a_gzip_bomb_is_refused_before_it_is_inflated(tmp_path, bomb, reader):
+    name, command = GZIP_READERS[reader]
+    path = tmp_path / name
     path.write_bytes(BOMBS[bomb]())
     output = tmp_path / "out" / "r.json"
-    outcome = run_bounded(["evaluate", path, "--data", MINI_RELEASE, "--output", output], tmp_path)
+    outcome = run_bounded(command(path, output), tmp_path)
     assert_refused(outcome, path, "memrecall inflates gzip files to at most", output)
     assert outcome.peak_kib * 1024 < 400 << 20  # stopped at the cap: never near the 1 GiB or more it holds
+
+
+@pytest.mark.parametrize("reader", sorted(GZIP_READERS))
+def test_a_cut_off_gzip_file_is_one_line_naming_it(tmp_path, bases, reader):
+    from memrecall.io import deflated
+
+    name, command = GZIP_READERS[reader]
+    path = tmp_path / name
+    path.write_bytes(deflated(bases[reader].encode("utf-8"))[:-100])
+    output = tmp_path / "out" / "r.json"
+    assert_refused(run_bounded(command(path, output), tmp_path), path, "is not a readable gzip file", output)
+
+
+def test_a_gzip_json_file_past_the_inflated_cap_is_refused(tmp_path, monkeypatch):
+    """read_json (reports, and every JSON file read whole) caps the inflated bytes as it caps a plain file's."""
+    from memrecall.data import compressed
+    from memrecall.data.jsonfile import read_json
+    from memrecall.errors import DatasetError
+    from memrecall.io import deflated
+
+    path = tmp_path / "x.report.json.gz"
+    path.write_bytes(deflated(b'{"a": "' + b"b" * 200 + b'"}'))
+    assert read_json(path) == {"a": "b" * 200}
+    monkeypatch.setattr(compressed, "MAX_INPUT_BYTES", 100)
+    with pytest.raises(DatasetError, match=f"^{path}: inflates to more than 100 bytes"):
+        read_json(path)
 
 
 def test_the_gzip_caps_are_the_smaller_of_ratio_and_size(monkeypatch):

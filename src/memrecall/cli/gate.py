@@ -22,7 +22,7 @@ PREVIOUS = ".previous"
     "--baseline",
     required=True,
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="The committed baseline: a one-system NAME.report.json, its rankings beside it.",
+    help="The committed baseline: a one-system NAME.report.json(.gz), its rankings beside it.",
 )
 @click.option(
     "--baseline-rankings",
@@ -170,10 +170,15 @@ def _baseline_swaps(
 
 
 def _replace_baseline(swaps: list[tuple[Path, Path, Path]]) -> None:
-    """Keep the baseline's report and rankings as NAME.previous.*, and put the candidate's in their place."""
-    from memrecall.io import atomic_write_bytes
+    """Keep the baseline's report and rankings as NAME.previous.*, and put the candidate's in their place (gzip
+    when the baseline's name ends in .gz, plain otherwise, whichever way the candidate was stored)."""
+    from memrecall.data.compressed import inflated, is_gzip
+    from memrecall.io import atomic_write_bytes, deflated
 
     for old, kept, new in swaps:
         atomic_write_bytes(kept, old.read_bytes())
-        atomic_write_bytes(old, new.read_bytes())
+        data, packed = new.read_bytes(), old.name.endswith(".gz")
+        if packed != is_gzip(data):
+            data = deflated(data) if packed else inflated(new, data)
+        atomic_write_bytes(old, data)
     click.echo(f"baseline: {swaps[0][0]} replaced; the old one is kept beside it as *{PREVIOUS}.*")

@@ -74,7 +74,7 @@ RANKINGS = click.option(
     type=EXISTING_FILE,
     help="The reports' rankings, one file per system in the reports' order (repeat); each must be the one its "
     "report names [default where the command needs them: NAME.rankings.jsonl(.gz) beside each one-system "
-    "NAME.report.json].",
+    "NAME.report.json(.gz)].",
 )
 ROOT = click.option(
     "--root",

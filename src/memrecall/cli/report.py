@@ -59,7 +59,8 @@ def report_command(
     per_query = plan.input("--per-query-input", per_query)
     rankings = [plan.input("--rankings", path) for path in rankings]
     data = data_input(plan, data)
-    out = plan.card("--out", out or report_path.with_name(report_path.stem + "_card"))
+    stem = Path(report_path.name.removesuffix(".gz")).stem  # x.report.json and x.report.json.gz: x.report_card
+    out = plan.card("--out", out or report_path.with_name(stem + "_card"))
     plan.check()  # the outputs first, then what each input holds
     check_inputs("--rankings", rankings, *rankings_kinds("longmemeval"))
     check_inputs("--per-query-input", [per_query] if per_query else [], ("per-query",), KINDS["per-query"])

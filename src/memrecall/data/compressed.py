@@ -1,4 +1,5 @@
-"""gzip-compressed rankings, read transparently (memrecall.io.deflated writes them deterministically).
+"""gzip-compressed inputs (rankings, scores, reports), read transparently (memrecall.io.deflated writes them
+deterministically).
 
 Every member is inflated in a stream, chunk by chunk, and the file is refused as soon as its output passes
 MAX_INPUT_BYTES or MAX_GZIP_RATIO times its own size: a gzip bomb is never inflated.

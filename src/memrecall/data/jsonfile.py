@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from memrecall.data import limits
+from memrecall.data.compressed import inflated
 from memrecall.data.limits import MAX_JSON_DEPTH
 from memrecall.data.nesting import check_depth, depth_limited, position, too_deep_offset, too_deep_problem
 from memrecall.data.text import decode_utf8, lone_surrogate_escape, lone_surrogate_problem
@@ -177,8 +178,14 @@ def read_csv_rows(path: str | Path) -> list[dict[str, str]]:
 
 
 def read_json(path: Path) -> Any:
-    """Parse a JSON file strictly (duplicate keys refused, nesting bounded); DatasetError with line and byte."""
-    data = read_regular_bytes(path)
+    """Parse a JSON file, plain or gzip, strictly (duplicate keys refused, nesting bounded); DatasetError with line
+    and byte (of the inflated text for gzip).
+
+    The file's bytes are capped at MAX_INPUT_BYTES before they are read; gzip is inflated by data.compressed.inflated,
+    which stops at MAX_INPUT_BYTES and MAX_GZIP_RATIO of output; nesting and lone surrogates are checked on what
+    the JSON text is.
+    """
+    data = inflated(path, read_regular_bytes(path))
     check_depth(str(path), data)
     found = lone_surrogate_escape(data)
     if found is not None:

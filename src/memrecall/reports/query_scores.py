@@ -57,8 +57,10 @@ def write_scores(path: Path, rows: list[dict]) -> None:
 
 
 def scores_beside(report: Path) -> list[Path]:
-    """The scores files beside a NAME.report.json: NAME.scores.jsonl.gz and/or NAME.scores.jsonl."""
-    stem = Path(report).name.removesuffix(".report.json")
+    """The scores files beside a NAME.report.json(.gz): NAME.scores.jsonl.gz and/or NAME.scores.jsonl."""
+    from memrecall.reports.rankings_files import report_stem
+
+    stem = report_stem(report)
     return [p for p in (Path(report).with_name(stem + suffix) for suffix in SCORES_BESIDE) if p.is_file()]
 
 

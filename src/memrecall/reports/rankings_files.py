@@ -79,19 +79,45 @@ def _parses(line: str) -> bool:
 
 
 REPORT_SUFFIX = ".report.json"
+REPORT_SUFFIXES = (".report.json.gz", REPORT_SUFFIX)  # as the leaderboard's entries store them, or run writes them
 RANKINGS_BESIDE = (".rankings.jsonl.gz", ".rankings.jsonl")  # as the leaderboard's entries store them
 
 
+def is_report_name(path: str | Path) -> bool:
+    """True for a NAME.report.json or NAME.report.json.gz file name."""
+    return Path(path).name.endswith(REPORT_SUFFIXES)
+
+
+def report_stem(path: str | Path) -> str:
+    """NAME of a NAME.report.json or NAME.report.json.gz (any other file name as it is)."""
+    name = Path(path).name
+    return next((name.removesuffix(s) for s in REPORT_SUFFIXES if name.endswith(s)), name)
+
+
+def report_files(folder: str | Path, *, pattern: str = "*") -> list[Path]:
+    """Every NAME.report.json(.gz) at `pattern` under `folder` ('*': in it, '*/*': in its subfolders, '**/*': at
+    any depth), sorted by path; a NAME stored both plain and gzip is an error naming both."""
+    found = sorted({p for suffix in REPORT_SUFFIXES for p in Path(folder).glob(pattern + suffix) if p.is_file()})
+    seen: dict[Path, Path] = {}
+    for path in found:
+        key = path.with_name(report_stem(path))
+        if key in seen:
+            plain, packed = sorted((seen[key], path), key=lambda p: p.name.endswith(".gz"))
+            raise DatasetError(str(plain), "", f"and {packed} are the same report stored twice; keep one")
+        seen[key] = path
+    return found
+
+
 def rankings_beside(report: Path) -> list[Path]:
-    """The rankings files beside a NAME.report.json: NAME.rankings.jsonl.gz and/or NAME.rankings.jsonl."""
-    stem = Path(report).name.removesuffix(".report.json")
+    """The rankings files beside a NAME.report.json(.gz): NAME.rankings.jsonl.gz and/or NAME.rankings.jsonl."""
+    stem = report_stem(report)
     return [p for p in (Path(report).with_name(stem + suffix) for suffix in RANKINGS_BESIDE) if p.is_file()]
 
 
 def rankings_beside_report(path: Path) -> Path:
     """The one rankings file beside a report (see rankings_beside); an error otherwise."""
     found = rankings_beside(path)
-    stem = path.name.removesuffix(".report.json")
+    stem = report_stem(path)
     if not found:
         raise DatasetError(str(path), "", f"its rankings file {stem}.rankings.jsonl(.gz) is not beside it")
     if len(found) > 1:
@@ -129,11 +155,11 @@ def rankings_for(paths: Sequence[Path], reports: Sequence[dict], given: Sequence
         return out
     out = []
     for path, system_names in zip(paths, names, strict=True):
-        beside = rankings_beside(Path(path)) if Path(path).name.endswith(REPORT_SUFFIX) else []
+        beside = rankings_beside(Path(path)) if is_report_name(path) else []
         if len(system_names) != 1 or len(beside) != 1:
             raise UsageError(
-                f"{path}: no rankings beside it (a one-system NAME{REPORT_SUFFIX} with one NAME.rankings.jsonl(.gz), "
-                "as in the leaderboard's entries); give --rankings once per system"
+                f"{path}: no rankings beside it (a one-system NAME{REPORT_SUFFIX}(.gz) with one "
+                "NAME.rankings.jsonl(.gz), as in the leaderboard's entries); give --rankings once per system"
             )
         out.append(beside)
     return out

@@ -206,14 +206,15 @@ def sweep(
 
 
 def outcomes_from_folder(folder: Path) -> list[PairOutcome]:
-    """The outcomes a folder of sweep outputs holds (FOLDER/ENTRY/SYSTEM.report.json), by entry then system."""
-    import json
-
+    """The outcomes a folder of sweep outputs holds (FOLDER/ENTRY/SYSTEM.report.json, or .report.json.gz as the
+    leaderboard stores them), by entry then system."""
+    from memrecall.data.jsonfile import read_json
     from memrecall.outputs import name_of_part
+    from memrecall.reports.rankings_files import report_files, report_stem
 
     out = []
-    for path in sorted(Path(folder).glob("*/*.report.json")):
-        report = json.loads(path.read_text(encoding="utf-8"))
-        system, entry = name_of_part(path.name.removesuffix(".report.json")), name_of_part(path.parent.name)
+    for path in report_files(folder, pattern="*/*"):
+        report = read_json(path)
+        system, entry = name_of_part(report_stem(path)), name_of_part(path.parent.name)
         out.append(PairOutcome(system, entry, report, None))
     return out

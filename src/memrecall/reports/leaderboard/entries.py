@@ -19,7 +19,7 @@ from memrecall.reports.leaderboard.encoders import RowEncoder, row_encoder
 from memrecall.reports.proof.identity import isolation
 from memrecall.reports.proof.verification import Check, report_state, verify_report
 from memrecall.reports.query_scores import read_scores, scores_beside, scores_rows
-from memrecall.reports.rankings_files import rankings_beside_report
+from memrecall.reports.rankings_files import rankings_beside_report, report_files, report_stem
 from memrecall.scoring.metrics import cluster_numbers
 
 BUNDLED = tuple(("epirec", Path("data") / name) for name in reversed(RELEASES))  # newest first
@@ -116,10 +116,10 @@ def read_entries(
     keys: Sequence[Path] = (),
     show_progress: bool = False,
 ) -> list[Entry]:
-    """Every *.report.json under `folder` (sorted by path) as an entry; a broken one is an error naming it."""
-    paths = sorted(Path(folder).rglob("*.report.json"))
+    """Every *.report.json(.gz) under `folder` (sorted by path) as an entry; a broken one is an error naming it."""
+    paths = report_files(folder, pattern="**/*")
     if not paths:
-        raise ConfigError(f"{folder}: no *.report.json files")
+        raise ConfigError(f"{folder}: no *.report.json(.gz) files")
     entries = []
     with progress_bar(len(paths), "leaderboard: checking", show_progress, unit="report") as bar:
         for path in paths:
@@ -199,7 +199,7 @@ def _scores(entry: Entry, bench: Benchmark, loaded: Loaded | None, path: Path | 
     elif computed is not None:
         rows = computed
     else:
-        stem = entry.report_path.name.removesuffix(".report.json")
+        stem = report_stem(entry.report_path)
         raise DatasetError(
             str(entry.report_path), "", f"no {stem}.scores.jsonl(.gz) beside it and no --data for {bench.name}"
         )
