@@ -92,5 +92,11 @@ def test_only_tables_of_too_few_stores_warn_that_nothing_can_separate():
     page = (ENTRIES.parent / "index.html").read_text(encoding="utf-8")
     sections = {part.split('"', 1)[0]: part for part in page.split('<h2 id="')[1:]}
     warned = sorted(slug for slug, text in sections.items() if "too few independent stores" in text)
-    assert warned == ["locomo-session", "locomo-turn-turn"]
-    assert "Its queries come from 10 stores, flipped whole" in sections["locomo-session"]
+    assert {"locomo-session", "locomo-turn-turn"} <= set(warned)  # 10 conversations, 44 rows
+    stores = {
+        slug: int(text.split("Its queries come from ", 1)[1].split(" stores", 1)[0])
+        for slug, text in sections.items()
+        if slug in warned
+    }
+    assert all(count <= 10 for count in stores.values()), stores  # a warned table is one of few stores
+    assert {"epirec-3-0", "locomo-plus-session", "beam-message"}.isdisjoint(warned)  # 48, 401 and 20 stores

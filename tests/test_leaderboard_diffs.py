@@ -52,7 +52,7 @@ def row_links(section: str) -> dict[str, list[str]]:
 def test_every_comparable_row_links_to_its_diff_against_dense_on_its_table(committed):
     tables, index = committed
     with_dense = [t for t in tables if any(e.row == DENSE_ROW for e in t.rows)]
-    assert len(with_dense) == 6  # every committed table has a dense row
+    assert len(with_dense) == len(tables)  # every committed table has a dense row
     for table in with_dense:
         section = index.split(f'<h2 id="{table.slug}">')[1].split("<h2")[0]
         main = section.split(f'id="{table.slug}-main"')[1].split("</table>")[0]
