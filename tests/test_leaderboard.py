@@ -63,6 +63,11 @@ def test_only_pages_with_sortable_tables_carry_the_script(site):
     with_script = sorted(name for name, text in pages.items() if "<script>" in text)
     assert with_script == ["index.html"] and 'class="sortable' in pages["index.html"]
     assert not any("sortable" in text for name, text in pages.items() if name.startswith("cards/"))
+    from memrecall.reports.leaderboard.assets import BASE_CSS, INDEX_CSS
+
+    cards = [text for name, text in pages.items() if name.startswith("cards/")]
+    assert cards and all(f"<style>{BASE_CSS}</style>" in text for text in cards)  # the base, not the index's rules
+    assert f"<style>{INDEX_CSS}</style>" in pages["index.html"] and len(INDEX_CSS) > len(BASE_CSS)
 
 
 @pytest.mark.slow

@@ -251,8 +251,7 @@ def diff_page(table: Table, site: Path) -> str:
         "to write the page elsewhere than results/diff.html)."
     )
     return (
-        page_head(title)
-        + f"<p>{intro}</p>"
+        page_head(title) + f"<p>{intro}</p>"
         f'<p><a href="../index.html#{html_attr(table.slug)}">back to the leaderboard</a></p>'
         f'<div class="bar"><label>row <select id="system">{options}</select></label>{group_pick}{buttons}</div>'
         + "".join(summary_table(table, found_at, e, site) for e in others)

@@ -10,7 +10,7 @@ from pathlib import Path
 from memrecall.data.official import official_note
 from memrecall.encoding.vector_cache import cache_check_text
 from memrecall.reports.escape import html_attr, html_text
-from memrecall.reports.leaderboard.assets import CSS, JS
+from memrecall.reports.leaderboard.assets import BASE_CSS, INDEX_CSS, JS
 from memrecall.reports.leaderboard.encoders import NO_ENCODER
 from memrecall.reports.leaderboard.entries import Entry
 from memrecall.reports.leaderboard.tables import Table, slug
@@ -31,11 +31,11 @@ def row_page_path(table: Table, entry: Entry) -> str:
 
 
 def page(title: str, body: list[str], *, sortable: bool = True) -> str:
-    """A whole HTML document with our CSS inline, and our JavaScript (sortable tables, the encoder filter) when the
-    page has tables it acts on."""
+    """A whole HTML document with our CSS inline: the index's CSS and JavaScript (sortable tables, the encoder
+    filter, details cells) when the page has the tables they act on, else only the base every page uses."""
     head = f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html_text(title)}</title>\n'
-    script = f"\n<script>{JS}</script>" if sortable else ""
-    return head + f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + f"{script}\n</body>\n</html>\n"
+    css, script = (INDEX_CSS, f"\n<script>{JS}</script>") if sortable else (BASE_CSS, "")
+    return head + f"<style>{css}</style>\n</head>\n<body>\n" + "\n".join(body) + f"{script}\n</body>\n</html>\n"
 
 
 def badge(state: str) -> str:
