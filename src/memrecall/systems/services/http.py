@@ -88,6 +88,9 @@ class HttpServiceAdapter(ServiceAdapter):
         path = fill(call.path, {k: quote(str(v), safe="") if v is not None else "" for k, v in values.items()})
         body = fill(call.template, values)
         where = f"{call.method} {path}"
+        ended = self._process.failure() if self._process is not None else None
+        if ended is not None:  # a server memrecall started has exited: what still answers is not it (a remnant)
+            raise ended
         deadline = time.monotonic() + call.timeout
         try:
             with self._client.stream(
