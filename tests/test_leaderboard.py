@@ -362,7 +362,8 @@ def test_a_shown_p_falls_on_the_same_side_of_alpha_as_the_p(offset):
 
 
 @pytest.mark.parametrize(
-    ("values", "top"), [([0.09, 0.01], 0.2), ([0.33], 0.4), ([0.6, 0.2], 0.7), ([0.94], 1.0), ([0.95], 1.05), ([], 1.05)]
+    ("values", "top"),
+    [([0.09, 0.01], 0.2), ([0.33], 0.4), ([0.6, 0.2], 0.7), ([0.94], 1.0), ([0.95], 1.05), ([], 1.05)],
 )
 def test_a_figure_of_low_scores_is_not_drawn_flat_along_the_bottom(values, top):
     from types import SimpleNamespace
