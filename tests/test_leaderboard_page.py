@@ -52,7 +52,7 @@ def test_each_grouped_table_leads_with_its_primary_column_captioned_in_plain_wor
         for cell, group in zip(cells[4:], order, strict=False):
             if group in GROUP_CAPTIONS:
                 assert cell.startswith(f'<span class="caption">{GROUP_CAPTIONS[group]}</span>')
-        assert cells[-1] == "details" and len(cells) == 4 + len(order) + 2  # #, system, encoder, state; time; details
+        assert cells[-1] == "details" and len(cells) == 4 + len(order) + len(table.leading) + 2  # and time, details
     assert GROUP_CAPTIONS["reflective_implicit"].startswith("emotional resurfacing")
 
 

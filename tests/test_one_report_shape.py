@@ -187,6 +187,12 @@ def test_power_reads_an_old_shape_says_so_and_names_the_binding_it_lacks(tmp_pat
 # --- the committed leaderboard entries replay from their own rankings --------------------------------------------
 
 ENTRIES = ROOT / "site" / "leaderboard" / "entries"
+SHARED_FILES = {  # each benchmark's real data under ../shared/data, as scripts/leaderboard.py names them
+    "locomo": "locomo10.json",
+    "locomo-turn": "locomo10.json",
+    "locomo-plus": "locomo_plus/locomo_plus.json",
+    "locomo-plus-all": "locomo_plus/locomo_plus.json",
+}
 COMMITTED = [p for p in report_files(ENTRIES, pattern="*/*") if p.parent.name.startswith(("epirec", "locomo"))]
 
 
@@ -199,9 +205,9 @@ def test_every_committed_entry_replays_from_its_rankings(path):
     report = read_json(path)
     assert shape_of(path) == ONE_SHAPE
     data = ROOT / "data" / f"epirec_{path.parent.name.removeprefix('epirec-')}.json"
-    if report["content"]["benchmark"].startswith("locomo"):
+    if not report["content"]["benchmark"].startswith("epirec"):
         from conftest import shared_file
 
-        data = shared_file("locomo10.json")
+        data = shared_file(SHARED_FILES[report["content"]["benchmark"]])
     checks = verify_report(report, rankings=[rankings_beside_report(path)], data=data)
     assert report_state(report, checks) == "replayed", checks[-1]
