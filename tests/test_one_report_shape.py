@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -187,12 +188,10 @@ def test_power_reads_an_old_shape_says_so_and_names_the_binding_it_lacks(tmp_pat
 # --- the committed leaderboard entries replay from their own rankings --------------------------------------------
 
 ENTRIES = ROOT / "site" / "leaderboard" / "entries"
-SHARED_FILES = {  # each benchmark's real data under ../shared/data, as scripts/leaderboard.py names them
-    "locomo": "locomo10.json",
-    "locomo-turn": "locomo10.json",
-    "locomo-plus": "locomo_plus/locomo_plus.json",
-    "locomo-plus-all": "locomo_plus/locomo_plus.json",
-}
+LEADERBOARD = importlib.util.spec_from_file_location("leaderboard_script", ROOT / "scripts" / "leaderboard.py")
+leaderboard_script = importlib.util.module_from_spec(LEADERBOARD)
+LEADERBOARD.loader.exec_module(leaderboard_script)
+SHARED_FILES = leaderboard_script.SHARED_FILES  # each benchmark's real data under ../shared/data, named once
 COMMITTED = [p for p in report_files(ENTRIES, pattern="*/*") if p.parent.name.startswith(("epirec", "locomo"))]
 
 
