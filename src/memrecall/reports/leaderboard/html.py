@@ -89,29 +89,31 @@ def value_text(table: Table, entry: Entry, group: str, metric: str) -> str | Non
     return text
 
 
-def metric_cell(table: Table, entry: Entry, group: str, tested: bool) -> str:
-    """The primary metric's value [CI] and, on a tested row, its gap from the group's best and whether it separates."""
-    text = value_text(table, entry, group, table.primary)
+def value_cell(table: Table, entry: Entry, group: str, metric: str, note: str = "") -> str:
+    """A sortable cell: a metric's value [CI] in a group, then `note`; a dash without a value."""
+    text = value_text(table, entry, group, metric)
     if text is None:
         return '<td class="num" data-sort="">-</td>'
+    return f'<td class="num" data-sort="{table.cell(entry, group, metric)["value"]:.6g}">{text}{note}</td>'
+
+
+def metric_cell(table: Table, entry: Entry, group: str, tested: bool) -> str:
+    """The primary metric's value [CI] and, on a tested row, its gap from the group's best and whether it separates."""
     versus = table.versus.get((entry.row, group)) if tested else None
+    note = ""
     if versus is not None and versus.best:
-        text += '<span class="vs best">best</span>'
+        note = '<span class="vs best">best</span>'
     elif versus is not None:
         kind = "separable" if versus.separable else "tied"
         words = "separable" if versus.separable else "not separable"
-        text += f'<span class="vs {kind}">{versus.difference:+.3f} from best, {words}</span>'
-    value = table.cell(entry, group, table.primary)["value"]
-    return f'<td class="num" data-sort="{value:.6g}">{text}</td>'
+        note = f'<span class="vs {kind}">{versus.difference:+.3f} from best, {words}</span>'
+    return value_cell(table, entry, group, table.primary, note)
 
 
 def leading_cell(table: Table, entry: Entry, metric: str) -> str:
     """A leading metric's value [CI] over all queries (Table.leading), untested: the paired tests are on the
     primary metric."""
-    text = value_text(table, entry, "overall", metric)
-    if text is None:
-        return '<td class="num" data-sort="">-</td>'
-    return f'<td class="num" data-sort="{table.cell(entry, "overall", metric)["value"]:.6g}">{text}</td>'
+    return value_cell(table, entry, "overall", metric)
 
 
 def test_lines(table: Table, entry: Entry, group: str) -> list[str]:
