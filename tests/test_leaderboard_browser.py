@@ -151,6 +151,10 @@ def check_page(browser, site: Path, entries: Path, screenshot: Path) -> None:
             url = urlparse(target)
             assert url.scheme == "file", target
             assert Path(unquote(url.path)).is_file(), (html_page, target)
+        if html_page.parent != site:  # a row page: its tables scroll in their own box, the page does not
+            page.set_viewport_size({"width": 700, "height": 1000})
+            assert page.evaluate("document.documentElement.scrollWidth") <= 700, html_page
+            page.set_viewport_size({"width": 1400, "height": 1000})
 
     page.goto((site / "index.html").as_uri())
     for table_id in (t for t in tables if t.endswith("-main")):  # the column rows are ranked by, without scrolling

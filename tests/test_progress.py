@@ -136,9 +136,16 @@ def test_sweep_in_a_pipe_counts_its_pairs(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines[0] == "sweep 2 pairs"
-    counts = [line.split(" done, ")[0] for line in lines if " done, " in line]
+    counts = [line.split(" done, ")[0] for line in lines if line.startswith("sweep ") and " done, " in line]
     assert counts == ["sweep 2 pairs: 1", "sweep 2 pairs: 2"]
     assert lines[-1].startswith("sweep 2 pairs: done in ")
+    for system in ("recency", "fts5"):  # each pair's own progress, led by its name, between the sweep's counts
+        ours = [line for line in lines if line.startswith(f"beir / {system}: ")]
+        assert ours[0] == f"beir / {system}: loading {ROOT / 'examples/data/beir_tiny'}...", ours
+        assert f"beir / {system}: {system}: ranking 5 queries" in ours
+        assert ours[-1].startswith(f"beir / {system}: {system}: ranking 5 queries: done in "), ours
+    quiet = run_in_a_pipe(*args, "--out", str(tmp_path / "q"), "--quiet", setting="0")
+    assert quiet.returncode == 0 and "ranking" not in quiet.stderr and " / " not in quiet.stderr
 
 
 @pytest.mark.slow

@@ -21,10 +21,15 @@ SETTING = "MEMRECALL_PROGRESS"
 IRREGULAR_PLURALS = {"query": "queries"}
 
 
+def shows_progress(enabled: bool) -> bool:
+    """True when progress is asked for (`enabled`, not --quiet) and MEMRECALL_PROGRESS does not turn it off."""
+    return enabled and os.environ.get(SETTING, "").strip() != "none"
+
+
 def progress_bar(total: int, description: str, enabled: bool, unit: str = "it") -> tqdm | PlainProgress:
     """A tqdm bar on a terminal, plain progress lines elsewhere; silent when `enabled` is false."""
     setting = os.environ.get(SETTING, "").strip()
-    if not enabled or setting == "none":
+    if not shows_progress(enabled):
         return tqdm(total=total, disable=True)
     if sys.stderr.isatty() and not setting:
         return tqdm(total=total, desc=description, unit=unit, file=sys.stderr, leave=False)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memrecall.benchmarks import RELEASE_ALIASES, get_benchmark
 from memrecall.errors import UsageError
-from memrecall.progress import progress_bar
+from memrecall.progress import progress_bar, shows_progress
 from memrecall.scoring.metrics import DEFAULT_RESAMPLES
 
 
@@ -111,12 +111,16 @@ def run_pair(
     extra: Sequence[str] = (),
     cache_seed: Path | None = None,
     shared_cache: Path | None = None,
+    forward: Callable[[str], None] | None = None,
 ) -> tuple:
     """Run one pair in a child `memrecall run`: (report, rankings text) or raise SystemFailure with its error.
 
     The child's cache folder is `shared_cache` when given, else its own; a cache that does not exist yet starts
     empty, or as a copy of `cache_seed` (the onnx export, made once per sweep), so no pair's cost includes it.
+    With `forward`, the child shows its progress and each line it writes on stderr is handed to `forward` as it
+    comes (a long pair is not silent); without, the child is quiet.
     """
+    import collections
     import json
     import shutil
 
@@ -127,18 +131,35 @@ def run_pair(
         if cache_seed is not None and not cache.exists():
             shutil.copytree(cache_seed, cache)
         report_path, rankings_path = Path(scratch) / "report.json", Path(scratch) / "rankings.jsonl"
-        command = [sys.executable, "-m", "memrecall", "run", entry.benchmark, "--system", system, "--quiet"]
+        command = [sys.executable, "-m", "memrecall", "run", entry.benchmark, "--system", system]
+        command += [] if forward else ["--quiet"]
         command += ["--data", str(entry.data)] if entry.data else []
         command += ["--output", str(report_path), "--export-rankings", str(rankings_path)]
         command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(cache)]
         command += list(extra)
         env = {k: v for k, v in os.environ.items() if k != "MEMRECALL_SIGN_KEY"}  # a sweep signs nothing
-        done = subprocess.run(command, capture_output=True, text=True, env=env)
-        if done.returncode != 0:
-            lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-            reason = lines[-1] if lines else f"exit code {done.returncode}"
-            raise SystemFailure(reason.removeprefix("error: ")[:300])
+        last: collections.deque[str] = collections.deque(maxlen=1)  # the error is the child's last line
+        with open(Path(scratch) / "stdout.txt", "w+", encoding="utf-8") as stdout:
+            child = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True, env=env)
+            for line in child.stderr:
+                if line.strip():
+                    last.append(line.rstrip("\n"))
+                    if forward:
+                        forward(last[-1])
+            code = child.wait()
+            if code != 0:
+                stdout.seek(0)
+                printed = [line for line in stdout.read().splitlines() if line.strip()]
+                reason = last[-1] if last else printed[-1] if printed else f"exit code {code}"
+                raise SystemFailure(reason.removeprefix("error: ")[:300])
         return json.loads(report_path.read_text(encoding="utf-8")), rankings_path.read_text(encoding="utf-8")
+
+
+def progress_lines(pair: str) -> Callable[[str], None]:
+    """Where a pair's child lines go under progress: stderr, each led by the pair's name (above a terminal's bar)."""
+    from tqdm import tqdm
+
+    return lambda line: tqdm.write(f"{pair}: {line}", file=sys.stderr)
 
 
 def row_name(system: str, encoder: str | None) -> str:
@@ -186,7 +207,8 @@ def sweep(
             for system in systems:
                 try:
                     cache = shared_cache / name_part(entry.name, "--benchmarks") if shared_cache else None
-                    report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, cache)
+                    forward = progress_lines(f"{entry.name} / {system}") if shows_progress(show_progress) else None
+                    report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, cache, forward)
                     rows = scores_rows(bench, loaded, report, rankings_text)
                     if rankings_format == "trec":
                         rankings_text = as_trec(bench, loaded, rankings_text, system)

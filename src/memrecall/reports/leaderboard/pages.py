@@ -81,7 +81,7 @@ def row_page(table: Table, entry: Entry, site: Path) -> str:
     body += [
         f"<li>{'ok' if c.ok else 'FAILED'}: {html_text(c.name)} ({html_text(c.detail)})</li>" for c in entry.checks
     ]
-    body += ["</ul>", "<h2>Results (95 % CI)</h2>", "<table><thead><tr><th>group</th><th>n</th>"]
+    body += ["</ul>", "<h2>Results (95 % CI)</h2>", '<div class="wide"><table><thead><tr><th>group</th><th>n</th>']
     body += [f"<th>{html_text(m)}</th>" for m in metrics] + ["</tr></thead><tbody>"]
     groups = [("overall", entry.results.get("overall") or {})]
     groups += sorted((entry.results.get(f"by_{stratum}") or {}).items()) if stratum else []
@@ -97,7 +97,7 @@ def row_page(table: Table, entry: Entry, site: Path) -> str:
                 else '<td class="num">-</td>'
             )
         body.append("<tr>" + "".join(cells) + "</tr>")
-    body += ["</tbody></table>", "<h2>Cost (unsigned env)</h2>"]
+    body += ["</tbody></table></div>", "<h2>Cost (unsigned env)</h2>"]
     body.append(f"<pre>{html_text(json.dumps(entry.cost, indent=2, sort_keys=True))}</pre>")
     body += [
         '<h2 id="config">Config (unsigned env)</h2>',
@@ -119,9 +119,9 @@ def row_page(table: Table, entry: Entry, site: Path) -> str:
         ("code", describe_identity(content, entry.system)),
         ("memrecall version", content.get("memrecall_version", "")),
     ]
-    body += ["<h2>Provenance</h2>", "<table><tbody>"]
+    body += ["<h2>Provenance</h2>", '<div class="wide"><table><tbody>']
     body += [f"<tr><th>{html_text(k)}</th><td><code>{html_text(v)}</code></td></tr>" for k, v in facts]
-    body += ["</tbody></table>", "<p>"]
+    body += ["</tbody></table></div>", "<p>"]
     body.append(
         f'<a href="{html_attr(link(entry.report_path, site, depth))}">report</a> &middot; '
         f'<a href="{html_attr(link(entry.rankings_path, site, depth))}">rankings</a> &middot; '
