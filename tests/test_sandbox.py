@@ -699,3 +699,39 @@ def test_code_that_was_not_hashed_is_refused_in_one_line(tmp_path, monkeypatch, 
     assert result.exit_code == 1 and report is None
     (line,) = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert said in line
+
+
+TWIN = """
+class Twin:
+    def index(self, documents):
+        self.ids = [d.id for d in documents]
+
+    def rank(self, query):
+        return list(self.ids)
+
+    def config(self):
+        return {{"from": {folder!r}}}
+"""
+
+
+@pytest.mark.parametrize("scorer_order", [("a", "b"), ("b", "a")])
+@pytest.mark.parametrize("worker_order", [("a", "b"), ("b", "a"), ("b",), ()])
+def test_the_worker_imports_the_module_the_scorer_hashed_whatever_its_own_path_order(
+    tmp_path, monkeypatch, scorer_order, worker_order
+):
+    """Two folders on the path each hold `twin.py`: the worker resolves it as the scorer's path does (the file
+    the identity hashed), not as the worker's own path would, for every order of either."""
+    from memrecall.running.boundary.worker import PluginSession
+    from memrecall.systems.registry import module_file
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "twin.py").write_text(TWIN.format(folder=folder), encoding="utf-8")
+    scorer = [str(tmp_path / f) for f in scorer_order]
+    monkeypatch.setattr(sys, "path", [str(tmp_path / f) for f in worker_order] + list(sys.path))
+    monkeypatch.delitem(sys.modules, "twin", raising=False)
+    hashed = module_file("twin", scorer)
+    session = PluginSession.load("twin:Twin", None, scorer)
+    sys.modules.pop("twin", None)
+    assert hashed == tmp_path / scorer_order[0] / "twin.py"
+    assert session.declarations()["config"] == {"from": scorer_order[0]}

@@ -50,6 +50,14 @@ def plain_answer(query_id: str, output: Any, store_id: str, position: Mapping[st
     return {"positions": pack_positions(found)}
 
 
+def search_path(scorer: Sequence[str], own: Sequence[str]) -> list[str]:
+    """The scorer's search path in its order, then the worker's own other entries: a module resolves to the file
+    the scorer hashed for the plug-in's identity, whatever order the worker's own path had."""
+    first = list(dict.fromkeys(scorer))
+    taken = set(first)
+    return first + [p for p in own if p not in taken]
+
+
 class PluginSession:
     """One plug-in seen only through plain data: declarations read once, answers as lists of id strings."""
 
@@ -67,8 +75,7 @@ class PluginSession:
         from memrecall.systems.registry import load_plugin
 
         install(code)
-        for entry in reversed([p for p in path if p not in sys.path]):
-            sys.path.insert(0, entry)
+        sys.path[:] = search_path(path, sys.path)
         system, default_name = load_plugin(spec)
         return cls.of(system, name, default_name)
 
