@@ -355,18 +355,18 @@ def test_a_detached_child_ends_with_the_run_and_never_touches_the_report(plugins
     result, report = run_plugin(plugins, "Leaver", "--sandbox", sandbox, *(RAY if executor == "ray" else ()))
     assert result.exit_code == 0, result.output
     written = (plugins / "r.json").read_bytes()
-    if sandbox == "none":  # the contrast: unsandboxed, the child outlives the run and rewrites the report
-        deadline = time.monotonic() + 60  # it execs `sleep MARK` only after writing; a loaded machine may be slow
-        while not (left := lingering(mark)) and time.monotonic() < deadline:
+    if sandbox == "none":  # it execs `sleep MARK` only after writing; a loaded machine may be slow
+        deadline = time.monotonic() + 60
+        while not lingering(mark) and time.monotonic() < deadline:
             time.sleep(0.1)
-        for pid in left:
-            os.kill(pid, signal.SIGKILL)
-        assert left and (plugins / "r.json").read_bytes() == b"{}"
-        return
-    time.sleep(2.5)  # the child acts 1 s after it forks; sandboxed, it must be gone with the run
+    else:
+        time.sleep(2.5)  # the child acts 1 s after it forks; sandboxed, it must be gone with the run
     left = lingering(mark)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
+    if sandbox == "none":  # the contrast: unsandboxed, the child outlives the run and rewrites the report
+        assert left and (plugins / "r.json").read_bytes() == b"{}"
+        return
     assert left == [] and (plugins / "r.json").read_bytes() == written
     assert entry(report)["identity"]["isolation"] == "sandbox"
 

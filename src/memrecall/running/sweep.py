@@ -120,7 +120,6 @@ def run_pair(
     With `forward`, the child shows its progress and each line it writes on stderr is handed to `forward` as it
     comes (a long pair is not silent); without, the child is quiet.
     """
-    import collections
     import json
     import shutil
 
@@ -138,19 +137,19 @@ def run_pair(
         command += ["--seed", str(seed), "--resamples", str(resamples), "--cache-dir", str(cache)]
         command += list(extra)
         env = {k: v for k, v in os.environ.items() if k != "MEMRECALL_SIGN_KEY"}  # a sweep signs nothing
-        last: collections.deque[str] = collections.deque(maxlen=1)  # the error is the child's last line
+        last = ""  # the child's last line on stderr: its error, if it fails
         with open(Path(scratch) / "stdout.txt", "w+", encoding="utf-8") as stdout:
             child = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True, env=env)
             for line in child.stderr:
                 if line.strip():
-                    last.append(line.rstrip("\n"))
+                    last = line.rstrip("\n")
                     if forward:
-                        forward(last[-1])
+                        forward(last)
             code = child.wait()
             if code != 0:
                 stdout.seek(0)
                 printed = [line for line in stdout.read().splitlines() if line.strip()]
-                reason = last[-1] if last else printed[-1] if printed else f"exit code {code}"
+                reason = last or (printed[-1] if printed else f"exit code {code}")
                 raise SystemFailure(reason.removeprefix("error: ")[:300])
         return json.loads(report_path.read_text(encoding="utf-8")), rankings_path.read_text(encoding="utf-8")
 
@@ -194,6 +193,7 @@ def sweep(
     from memrecall.reports.query_scores import scores_rows, write_scores
 
     outcomes = []
+    show_lines = shows_progress(show_progress)  # each pair's own lines, passed on
     with progress_bar(len(entries) * len(systems), "sweep", show_progress, unit="pair") as bar:
         for entry in entries:
             bench = get_benchmark(entry.benchmark)
@@ -207,7 +207,7 @@ def sweep(
             for system in systems:
                 try:
                     cache = shared_cache / name_part(entry.name, "--benchmarks") if shared_cache else None
-                    forward = progress_lines(f"{entry.name} / {system}") if shows_progress(show_progress) else None
+                    forward = progress_lines(f"{entry.name} / {system}") if show_lines else None
                     report, rankings_text = run_pair(system, entry, seed, resamples, extra, cache_seed, cache, forward)
                     rows = scores_rows(bench, loaded, report, rankings_text)
                     if rankings_format == "trec":
