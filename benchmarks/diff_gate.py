@@ -89,17 +89,17 @@ def main() -> None:
     seconds = time.perf_counter() - started
     if done.returncode:
         sys.exit(done.stderr)
-    content = json.loads(
-        re.search(r'id="diff-data">(.*?)</script>', page.read_text(encoding="utf-8"), re.S).group(1)
-    )
+    content = json.loads(re.search(r'id="diff-data">(.*?)</script>', page.read_text(encoding="utf-8"), re.S).group(1))
     overall = content["comparisons"][0]["groups"][0]
     files = counted(locomo / "dense.pq.jsonl", locomo / "hybrid.pq.jsonl", content["k"])
     times = open_times(page, args.screenshot or work / "locomo_turn_diff.png")
     print(f"diff dense hybrid, locomo-turn, {overall['n']} headline queries, k={content['k']}: {seconds:.1f} s")
     print(f"  page fixed {overall['counts']['fixed']}, broken {overall['counts']['broken']}; "
           f"per-query files fixed {files['fixed']}, broken {files['broken']}")  # fmt: skip
-    print(f"  page size {page.stat().st_size / 1e6:.2f} MB; open in Chromium (wall from goto / in-page clock) "
-          + ", ".join(f"{wall:.2f} / {inside:.2f} s" for wall, inside in times))
+    print(
+        f"  page size {page.stat().st_size / 1e6:.2f} MB; open in Chromium (wall from goto / in-page clock) "
+        + ", ".join(f"{wall:.2f} / {inside:.2f} s" for wall, inside in times)
+    )
     epirec = work / "epirec"
     dense = system_run(epirec, "epirec", "dense", Path("data/epirec_v3.json"))
     hashing = system_run(epirec, "epirec", "hashing", Path("data/epirec_v3.json"))

@@ -55,16 +55,18 @@ def report(folder: Path, system: str) -> Path:
 
 
 # Each command that takes a report, on the fts5 (A) and hashing (B) reports of one folder; OUT is a fresh folder.
+# fmt: off
 COMMANDS = {
     "verify": lambda a, b, out: ["verify", a, "--rankings", rankings_beside(a)[0], "--data", MINI_RELEASE],
     "compare": lambda a, b, out: ["compare", a, b, "--output", out / "comparison.json"],
     "diff": lambda a, b, out: ["diff", a, b, "--data", MINI_RELEASE, "--output", out / "diff.html"],
     "report": lambda a, b, out: ["report", a, "--rankings", rankings_beside(a)[0], "--data", MINI_RELEASE],
     "power": lambda a, b, out: ["power", a, b, "--data", MINI_RELEASE, "--difference", "0.1", "--output",
-                                out / "power.json"],  # fmt: skip
+                                out / "power.json"],
     "gate": lambda a, b, out: ["gate", "--baseline", a, "--candidate", b, "--metric", "recall@3", "--margin", "0.5",
-                               "--data", MINI_RELEASE, "--output", out / "gate.json"],  # fmt: skip
+                               "--data", MINI_RELEASE, "--output", out / "gate.json"],
 }
+# fmt: on
 
 
 def outcome(stored: dict[str, Path], kind: str, command: str, tmp_path: Path) -> tuple[int, str, dict[str, str]]:

@@ -1,4 +1,3 @@
-
 """The package layout stays true: imports run one way, no cycles, a small top level, one module per thing a user
 can name (modules past ~500 lines are flagged by conftest.py's warning)."""
 

@@ -31,9 +31,8 @@ def test_committed_locomo_files_hold_ids_and_numbers_only():
         rankings = sorted(folder.glob("*.rankings.jsonl.gz"))
         reports = report_files(folder)
         assert len(reports) >= 24 and not list(folder.glob("*.rankings.jsonl")), folder
-        assert [report_stem(r) for r in reports] == [
-            r.name.removesuffix(".rankings.jsonl.gz") for r in rankings
-        ], folder  # one gzip rankings file per report, nothing else
+        stems = [r.name.removesuffix(".rankings.jsonl.gz") for r in rankings]
+        assert [report_stem(r) for r in reports] == stems, folder  # one gzip rankings file per report, nothing else
         for path in rankings:
             stores = {}
             for line in gzip.decompress(path.read_bytes()).decode("utf-8").splitlines():

@@ -460,7 +460,7 @@ def test_the_data_file_is_covered_even_inside_the_plug_ins_own_folder(plugins):
     assert data.stat().st_size > 0
 
 
-PROBING_HTTP = '''
+PROBING_HTTP = """
 import json
 import socket
 import sys
@@ -489,9 +489,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 HTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
-'''
+"""
 
-PROBING_MCP = '''
+PROBING_MCP = """
 import socket
 import sys
 
@@ -516,7 +516,7 @@ def search(query: str) -> dict:
 
 
 server.run()
-'''
+"""
 
 
 class Listener:

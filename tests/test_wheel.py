@@ -1,4 +1,3 @@
-
 """A built wheel works anywhere: installed in a fresh venv, `memrecall baseline` runs from a bare folder.
 
 The wheel is built from a copy of the sources (nothing is written into the checkout) and installed with

@@ -206,8 +206,7 @@ def diff_page(content: dict) -> str:
     )
     tables = "".join(summary_table(c, i) for i, c in enumerate(content["comparisons"]))
     return (
-        page_head(title)
-        + f"<p>{meta}</p>{tables}{_filters(content)}"
+        page_head(title) + f"<p>{meta}</p>{tables}{_filters(content)}"
         '<p id="shown" class="muted"></p><table id="queries"><thead><tr><th>query</th><th>text</th><th>stratum</th>'
         f'{rank_heads}<th class="num">change</th><th>outcome</th></tr></thead><tbody id="rows"></tbody></table>'
         f'<script type="application/json" id="diff-data">{script_json(content)}</script>'
