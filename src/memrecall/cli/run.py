@@ -225,7 +225,7 @@ def run(
         )
     report = write_report(output, result.report, sign_key)
     for (ran, rankings), file in zip(result.rankings.items(), exports.values(), strict=False):
-        write_rankings(file, loaded.task, rankings, benchmark.row_keys, rankings_format, ran, population)
+        write_rankings(file, result.loaded.task, rankings, benchmark.row_keys, rankings_format, ran, population)
         announce(f"rankings: {file}")
     rankings = next(iter(result.rankings.values()))
     if export_official_log:
@@ -233,7 +233,7 @@ def run(
         from memrecall.reports.exports.official_log import export_official_log as export
 
         with atomic_text_writer(export_official_log) as out:
-            count = export(path, loaded.task, rankings, out, turn=False)
+            count = export(path, result.loaded.task, rankings, out, turn=False)
         click.echo(f"official retrieval log: {export_official_log} ({count} questions)")
     if not quiet:
         content = report["content"]

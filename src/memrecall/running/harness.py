@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memrecall.benchmarks import Benchmark, Loaded
-from memrecall.data.model import Ranking
+from memrecall.data.model import Ranking, Task
 from memrecall.encoding.backends import choose_backend
 from memrecall.encoding.embeddings import resolve_model
 from memrecall.encoding.encoders import SharedEncoder
@@ -40,10 +40,11 @@ class HarnessOptions:
 
 @dataclass
 class HarnessRun:
-    """Rankings per system, per-query rows and the signed report."""
+    """Rankings per system, the signed report, the scored task (the queries measured) and per-query rows."""
 
     rankings: dict[str, dict[str, Ranking]]
     report: dict
+    task: Task
     per_query: list[dict] = field(default_factory=list)
 
 
@@ -95,7 +96,7 @@ def run_harness(benchmark: Benchmark, loaded: Loaded, options: HarnessOptions) -
         dense_policy=options.dense_policy,
     )
     result.report["env"].update(encoder.run_facts())  # unsigned: model origin, backend, texts encoded
-    return HarnessRun(result.rankings, result.report, result.per_query)
+    return HarnessRun(result.rankings, result.report, result.loaded.task, result.per_query)
 
 
 def coverage_failures(report: dict, k: int, floor: float) -> list[str]:

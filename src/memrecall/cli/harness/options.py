@@ -146,7 +146,7 @@ def run_and_print(benchmark, loaded, options, params: dict, title: str, after_ru
     run.report = write_report(output, run.report, params["sign_key"])
     for mode, path in params["export_rankings"].items():
         chosen = params["rankings_format"], mode, params["population"]
-        write_rankings(path, loaded.task, run.rankings[mode], benchmark.row_keys, *chosen)
+        write_rankings(path, run.task, run.rankings[mode], benchmark.row_keys, *chosen)
         announce(f"rankings: {path}")
     if after_run is not None:
         after_run(run)
