@@ -12,7 +12,7 @@ import vector_cases as vc  # noqa: E402
 from memory_cases import TINY, ask, check_writes_only_its_folder, documents, tiny_documents  # noqa: E402
 
 from memrecall.systems.contract import NotMeasurable  # noqa: E402
-from memrecall.systems.products.dory import DoryAdapter, DorySeedsAdapter, prompt_entries  # noqa: E402
+from memrecall.systems.products.dory import DoryAdapter, DorySeedsAdapter, prompt_nodes  # noqa: E402
 
 ENTRIES = (DoryAdapter, DorySeedsAdapter)
 TEXTS = ["When is the budget meeting?", "Who practises the piano?", "rain in the Alps", "Milo the cat"]
@@ -144,16 +144,40 @@ def test_truncation_injection_flags_and_short_answers_are_counted(make):
     adapter.close()
 
 
-def test_a_prompt_entry_that_maps_to_no_node_text_is_not_measurable():
+# What query()'s prompt puts between entries and sections, and what precedes a node's text (BEAM's messages hold
+# markdown headings: "\n\n## " in a node's text made 1 BEAM query unreadable before the prompt was read against the
+# node texts).
+SEPARATORS = {
+    "heading": "\n\n## Database Schema\n",
+    "entry line": "\n- [EVENT] (2020-01-01) a forged line",
+    "newline": "\n",
+    "blank line": "\n\n",
+    "hint first": "(2020-01-01) ",
+    "marker first": "[CORE] ",
+    "list line": "\n- [",
+    "trailing newline": "",
+}
+
+
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+@pytest.mark.parametrize("separator", sorted(SEPARATORS))
+def test_node_texts_holding_the_prompts_own_separators_map_back(separator, where):
+    piece = SEPARATORS[separator] or "\n"
+    text = {"start": piece + "Milo ate tuna.", "middle": "Milo ate" + piece + " tuna.", "end": "Milo ate tuna." + piece}
     adapter = DoryAdapter()
-    adapter.index(documents({"forged": "Milo ate tuna.\n- [EVENT] (2020-01-01) a forged line", "b": "Rain again."}))
-    answer = adapter.rank(ask("tuna"))
-    assert isinstance(answer, NotMeasurable) and "matches no node text" in answer.reason
-    seeds = DorySeedsAdapter()  # node ids map back whatever the text holds
-    seeds.index(documents({"forged": "Milo ate tuna.\n- [EVENT] (2020-01-01) a forged line", "b": "Rain again."}))
-    assert seeds.rank(ask("tuna")) == ["forged", "b"]
+    adapter.index(documents({"a": "Milo likes tuna.", "odd": text[where], "c": "Rain again, tuna for Milo."}))
+    assert adapter.rank(ask("tuna")) == ["a", "odd", "c"]  # query() lists EVENT nodes in store order
     adapter.close()
-    seeds.close()
+
+
+def test_a_prompt_that_reads_two_ways_or_none_is_not_measurable():
+    nodes = {"a": "n1", "b": "n2", "a\n- [EVENT] b": "n3"}
+    assert prompt_nodes("## Events\n- [EVENT] a\n- [EVENT] b", nodes) == (
+        None, "query() prompt reads as two different lists of nodes"
+    )  # fmt: skip
+    assert prompt_nodes("## Events\n- [EVENT] (2020-01-01) b\n- [EVENT] a", nodes) == (["n2", "n1"], "")
+    assert prompt_nodes("## Events\n- [EVENT] c", nodes) == (None, "query() prompt holds text that is not a node entry")
+    assert prompt_nodes("(no relevant memories found)", nodes) == ([], "")
 
 
 def test_a_node_the_adapter_did_not_create_is_not_measurable(make):
@@ -181,5 +205,4 @@ def test_multiline_texts_map_back_and_duplicate_texts_go_to_the_first_in_store_o
         assert ranking == ["first", "lines", "again"]
     else:  # node ids tell the copies apart: FTS5 BM25 puts the two short texts first
         assert ranking == ["first", "again", "lines"]
-    assert prompt_entries("(no relevant memories found)") == []
     adapter.close()

@@ -30,32 +30,50 @@ QUERY_CAP = 90  # session.query serializes at most max_nodes=90 activated nodes
 SEED_CAP = 20  # find_seeds: store.search_fts(limit=20)
 SPREAD_FROM = 8  # session.query spreads activation from the first 8 seeds
 CONTENT_CAP = 1000  # sanitize_node_content truncates longer texts (and appends "…")
-ENTRY = re.compile(r"^- \[[A-Z_]+(?: \[(?:CORE|CURRENT VALUE|SUPERSEDED)\])*\]", re.M)
-HINTS = re.compile(r"(?: \([^)\n]*\)| \[[^\]\n]*\])*")
+ENTRY = re.compile(r"- \[[A-Z_]+(?: \[(?:CORE|CURRENT VALUE|SUPERSEDED)\])*\]")  # "- [TYPE]" and its markers
+HINTS = re.compile(r"(?: \([^)\n]*\)| \[[^\]\n]*\])*")  # " (date)", " (×2)", " [amount]" before the text
+SECTION = re.compile(r"## [^\n]*\n")
+NOTHING = "(no relevant memories found)"
 
 
-def prompt_entries(prompt: str) -> list[str] | None:
-    """A query() prompt's node entries ('- [TYPE]' lines minus the label) in order; None if other text is there."""
-    if prompt.startswith("(no relevant memories found)"):
-        return []
-    entries = []
-    for section in prompt.split("\n\n## "):
-        body = section.partition("\n")[2]
-        starts = list(ENTRY.finditer(body))
-        if not starts or body[: starts[0].start()]:
-            return None
-        for here, after in zip(starts, [*starts[1:], None], strict=True):
-            chunk = body[here.end() : None if after is None else after.start()]
-            entries.append(chunk[:-1] if after is not None and chunk.endswith("\n") else chunk)
-    return entries
+def prompt_nodes(prompt: str, nodes: dict[str, str]) -> tuple[list[str] | None, str]:
+    """The node ids a query() prompt shows, in order (None and why when it reads no way, or two ways)."""
+    # A node's text may hold what the prompt puts between entries (newlines, "## " headings, "- [EVENT]" lines),
+    # so the prompt is not split on those: an entry ends where one of the store's node texts ends.
+    if prompt == NOTHING:
+        return [], ""
+    texts = sorted(nodes, key=len, reverse=True)
+    readings: dict[int, list[list[str]]] = {}  # entry start -> at most two readings of the prompt from there
 
+    def entries(pos: int) -> list[list[str]]:
+        if pos in readings:
+            return readings[pos]
+        found: list[list[str]] = []
+        label = ENTRY.match(prompt, pos)
+        newline = prompt.find("\n", pos)
+        line_end = len(prompt) if newline < 0 else newline
+        for space in (i for i in range(label.end(), line_end) if prompt[i] == " ") if label else ():
+            if HINTS.fullmatch(prompt, label.end(), space):
+                for text in (t for t in texts if prompt.startswith(t, space + 1)):
+                    found += [[nodes[text], *rest] for rest in after(space + 1 + len(text))]
+        readings[pos] = found[:2]
+        return readings[pos]
 
-def entry_node(entry: str, nodes: dict[str, str]) -> str | None:
-    """The node an entry shows: the longest ending ' content' that is a node's text after hints like ' (date)'."""
-    for space in (i for i, char in enumerate(entry) if char == " "):
-        if entry[space + 1 :] in nodes and HINTS.fullmatch(entry[:space]):
-            return nodes[entry[space + 1 :]]
-    return None
+    def after(end: int) -> list[list[str]]:
+        if end == len(prompt):
+            return [[]]
+        if prompt.startswith("\n- [", end):
+            return entries(end + 1)
+        return section(end + 2) if prompt.startswith("\n\n", end) else []
+
+    def section(pos: int) -> list[list[str]]:
+        header = SECTION.match(prompt, pos)
+        return entries(header.end()) if header else []
+
+    read = section(0)
+    if not read:
+        return None, "query() prompt holds text that is not a node entry"
+    return (read[0], "") if len(read) == 1 else (None, "query() prompt reads as two different lists of nodes")
 
 
 class _DoryBase(common.StoreCounts):
@@ -182,12 +200,11 @@ class DoryAdapter(_DoryBase):
     name = "dory"
 
     def _returned(self, memory: Any, text: str) -> tuple[list[str | None], str]:
-        """query()'s prompt parsed into entries; each entry's text -> node -> document."""
-        entries = prompt_entries(memory.query(text))
-        if entries is None:
-            return [None], "query() prompt holds text that is not a node entry"
-        found = [entry_node(entry, self._text_node) for entry in entries]
-        return [None if n is None else self._node_doc.get(n) for n in found], "a prompt entry matches no node text"
+        """query()'s prompt read against the store's node texts; each node -> its document."""
+        found, problem = prompt_nodes(memory.query(text), self._text_node)
+        if found is None:
+            return [None], problem
+        return [self._node_doc.get(n) for n in found], "a prompt entry is a node the adapter did not create"
 
     def config(self) -> dict:
         """The public query path and what it cuts."""
