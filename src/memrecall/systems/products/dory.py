@@ -7,8 +7,9 @@ is False (this is detected and reported under "degraded"; in 1.2.1 no code path 
 even with Ollama the KNN table stays empty). No environment switch is set beyond common.OFFLINE_ENV; every call runs
 with the working directory and HOME in the adapter's temp folder (dory's default db is ~/.dory/dory.db).
 Each query reopens DoryMemory on the store's file, so the activation counts spread() bumps in memory (never saved by
-a query) cannot change later queries. `dory` maps the node texts in query()'s prompt back (exact node text -> first
-node in store order -> document); `dory-seeds` maps find_seeds() then spread() node ids back. Ties: dory's order
+a query) cannot change later queries. `dory` reads query()'s prompt against the store's node texts (a text may hold
+the prompt's own separators, such as a markdown heading) and maps each back (exact node text -> first node in store
+order -> document); `dory-seeds` maps find_seeds() then spread() node ids back. Ties: dory's order
 (FTS5 rank; spread levels by salience, then store order). Documents it leaves out are appended in store order; a
 prompt entry or node id that maps back to no document makes the query NotMeasurable.
 """
