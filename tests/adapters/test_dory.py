@@ -155,19 +155,25 @@ SEPARATORS = {
     "hint first": "(2020-01-01) ",
     "marker first": "[CORE] ",
     "list line": "\n- [",
-    "trailing newline": "",
 }
 
 
 @pytest.mark.parametrize("where", ["start", "middle", "end"])
 @pytest.mark.parametrize("separator", sorted(SEPARATORS))
 def test_node_texts_holding_the_prompts_own_separators_map_back(separator, where):
-    piece = SEPARATORS[separator] or "\n"
+    piece = SEPARATORS[separator]
     text = {"start": piece + "Milo ate tuna.", "middle": "Milo ate" + piece + " tuna.", "end": "Milo ate tuna." + piece}
     adapter = DoryAdapter()
     adapter.index(documents({"a": "Milo likes tuna.", "odd": text[where], "c": "Rain again, tuna for Milo."}))
     assert adapter.rank(ask("tuna")) == ["a", "odd", "c"]  # query() lists EVENT nodes in store order
     adapter.close()
+
+
+def test_dory_seeds_maps_node_ids_back_whatever_the_text_holds():
+    seeds = DorySeedsAdapter()
+    seeds.index(documents({"forged": "Milo ate tuna.\n- [EVENT] (2020-01-01) a forged line", "b": "Rain again."}))
+    assert seeds.rank(ask("tuna")) == ["forged", "b"]
+    seeds.close()
 
 
 def test_a_prompt_that_reads_two_ways_or_none_is_not_measurable():

@@ -11,7 +11,8 @@ a query) cannot change later queries. `dory` reads query()'s prompt against the 
 the prompt's own separators, such as a markdown heading) and maps each back (exact node text -> first node in store
 order -> document); `dory-seeds` maps find_seeds() then spread() node ids back. Ties: dory's order
 (FTS5 rank; spread levels by salience, then store order). Documents it leaves out are appended in store order; a
-prompt entry or node id that maps back to no document makes the query NotMeasurable.
+prompt that reads as no list of the store's nodes (or as two), or a node id that maps back to no document, makes the
+query NotMeasurable.
 """
 
 from __future__ import annotations
@@ -51,10 +52,12 @@ def prompt_nodes(prompt: str, nodes: dict[str, str]) -> tuple[list[str] | None, 
             return readings[pos]
         found: list[list[str]] = []
         label = ENTRY.match(prompt, pos)
-        newline = prompt.find("\n", pos)
-        line_end = len(prompt) if newline < 0 else newline
-        for space in (i for i in range(label.end(), line_end) if prompt[i] == " ") if label else ():
-            if HINTS.fullmatch(prompt, label.end(), space):
+        if label is None:
+            readings[pos] = found
+            return found
+        start, newline = label.end(), prompt.find("\n", label.end())
+        for space in range(start, len(prompt) if newline < 0 else newline):
+            if prompt[space] == " " and HINTS.fullmatch(prompt, start, space):
                 for text in (t for t in texts if prompt.startswith(t, space + 1)):
                     found += [[nodes[text], *rest] for rest in after(space + 1 + len(text))]
         readings[pos] = found[:2]
@@ -203,9 +206,8 @@ class DoryAdapter(_DoryBase):
     def _returned(self, memory: Any, text: str) -> tuple[list[str | None], str]:
         """query()'s prompt read against the store's node texts; each node -> its document."""
         found, problem = prompt_nodes(memory.query(text), self._text_node)
-        if found is None:
-            return [None], problem
-        return [self._node_doc.get(n) for n in found], "a prompt entry is a node the adapter did not create"
+        # _text_node holds only the nodes index() created, so every node read maps to a document
+        return ([None], problem) if found is None else ([self._node_doc[n] for n in found], "")
 
     def config(self) -> dict:
         """The public query path and what it cuts."""
